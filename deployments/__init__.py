@@ -1,0 +1,1 @@
+"""Ray Serve deployments, one per capability; engines live in ``deployments.engines``."""

@@ -1,0 +1,1 @@
+"""Plain-Python engine adapters: no Ray imports, heavy imports inside ``start()``."""

@@ -1,0 +1,1 @@
+"""Speech recognition engines."""

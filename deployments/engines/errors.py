@@ -1,0 +1,45 @@
+"""The engine error tree.
+
+Engine adapters catch their library's exceptions and raise one of these, most
+specific first, with the cause chained (``raise ... from exc``). The HTTP edge
+maps each class to a status and contract code in one table
+(``serve_app.errors``); engines never know about HTTP.
+
+    EngineError
+    ├── InvalidInput          the request cannot be processed as given
+    │   └── UnsupportedLanguage   a language or pair the engine does not serve
+    ├── EngineUnavailable     not started, overloaded or its backend is down (retryable)
+    │   └── EngineTimeout     the backend did not answer in time (retryable)
+    └── EngineFailure         the engine ran and failed (bad output, crash)
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class of every error an engine raises."""
+
+
+class InvalidInput(EngineError):
+    """The input cannot be processed as given (empty, malformed, out of range)."""
+
+
+class UnsupportedLanguage(InvalidInput):
+    """A language, or a source/target pair, that the engine does not serve."""
+
+    def __init__(self, message: str, *, source: str | None = None, target: str | None = None):
+        super().__init__(message)
+        self.source = source
+        self.target = target
+
+
+class EngineUnavailable(EngineError):
+    """The engine cannot take work now; retrying later may succeed."""
+
+
+class EngineTimeout(EngineUnavailable):
+    """The engine's backend did not answer within its deadline."""
+
+
+class EngineFailure(EngineError):
+    """The engine ran and produced no usable result."""

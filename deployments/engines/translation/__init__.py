@@ -1,0 +1,1 @@
+"""Translator engines: apertium (CPU profile) and an OpenAI-compatible LLM (GPU profile)."""
