@@ -1,0 +1,1 @@
+"""The HTTP edge of the media translation service (``/v1``)."""

@@ -1,0 +1,31 @@
+"""The Starlette application implementing ``/v1`` (no Ray needed to build it)."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+
+from serve_app.context import configure_logging
+from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
+from serve_app.responses import HANDLED, handle_exception
+from serve_app.routes import account, languages, system
+from serve_app.services import Services
+
+ROUTE_MODULES = (languages, account, system)
+
+
+def create_app(services: Services, extra_routes: tuple = ()) -> Starlette:
+    configure_logging(services.args.log_level)
+    routes = [route for module in ROUTE_MODULES for route in module.ROUTES] + list(extra_routes)
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(RequestContextMiddleware),
+            Middleware(AdmissionMiddleware, max_inflight=services.args.max_inflight_requests),
+            Middleware(BodyLimitMiddleware, limit_for=services.args.body_limits.for_path),
+        ],
+        exception_handlers={cls: handle_exception for cls in (Exception, HTTPException, *HANDLED)},
+    )
+    app.state.services = services
+    return app

@@ -1,0 +1,41 @@
+"""Bearer-token authentication followed by the account's rate limit."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+from serve_app.accounts import Account
+from serve_app.errors import ApiError, ErrorKind
+from serve_app.services import Services
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="v1"'}
+
+
+def services_of(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+async def authenticate(request: Request) -> Account:
+    """The calling account; raises UNAUTHORIZED or RATE_LIMITED."""
+    header = request.headers.get("authorization")
+    if not header:
+        raise ApiError(ErrorKind.UNAUTHORIZED, "Missing Authorization header; send 'Authorization: Bearer <token>'.", headers=_CHALLENGE)
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(ErrorKind.UNAUTHORIZED, "Authorization must use the Bearer scheme.", headers=_CHALLENGE)
+    services = services_of(request)
+    account = await services.accounts.authenticate(token.strip())
+    if account is None:
+        raise ApiError(ErrorKind.UNAUTHORIZED, "Invalid, revoked or expired token.", headers=_CHALLENGE)
+    await services.limiter.enforce(account)
+    request.state.account = account
+    return account
+
+
+def require_owner(account: Account, owner_id: str, what: str, *, hide: bool = False) -> None:
+    """Tenant isolation: FORBIDDEN (or NOT_FOUND when ``hide``) on another account's resource."""
+    if owner_id != account.id:
+        kind = ErrorKind.NOT_FOUND if hide else ErrorKind.FORBIDDEN
+        message = f"No such {what}." if hide else f"This {what} belongs to another account."
+        raise ApiError(kind, message)

@@ -1,0 +1,125 @@
+"""The language catalogue behind ``GET /v1/languages`` (contract 2.3 and 4.8).
+
+Names come from ``configs/languages.yaml``; every flag comes from the merged
+engine :class:`~deployments.capabilities.Capabilities`:
+
+* ``supports_glossary``: the language is on either side of a translation pair.
+* ``supports_formality``: a translation engine honours formality into it.
+* ``supports_speech``: speech recognition transcribes it.
+* ``supports_ocr`` / ``supports_document``: an OCR / document engine serves it.
+
+``type=translation`` (the default) lists the whole catalogue; ``speech`` and
+``ocr`` keep the languages with that support. ``source``/``target`` answer from
+the real pair set, with the regional-variant rules of the contract: a source
+variant maps to its primary, a target variant is looked up as such.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from deployments.capabilities import Capabilities
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "configs" / "languages.yaml"
+
+TYPES = ("translation", "speech", "ocr")
+CAPABILITIES = ("formality", "glossary", "document")
+
+
+@dataclasses.dataclass(frozen=True)
+class Language:
+    code: str
+    name: str
+    name_en: str
+    variants: tuple[str, ...] = ()
+
+
+class UnknownLanguage(ValueError):
+    """A code that is neither a catalogue language nor one of its variants."""
+
+
+class Catalog:
+    def __init__(self, languages: list[Language]) -> None:
+        self.languages = languages
+        self._by_code = {lang.code: lang for lang in languages}
+        self._variants = {v.lower(): v for lang in languages for v in lang.variants}
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_PATH) -> Catalog:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        variants = data.get("variants", {})
+        return cls(
+            [
+                Language(str(row["code"]), row["name"], row["name_en"], tuple(variants.get(str(row["code"]), ())))
+                for row in data["languages"]
+            ]
+        )
+
+    @property
+    def codes(self) -> frozenset[str]:
+        return frozenset(self._by_code)
+
+    def canonical(self, code: str) -> str:
+        """``PT-br`` → ``pt-BR``, ``EN`` → ``en``; raise UnknownLanguage otherwise."""
+        lowered = code.strip().lower()
+        if lowered in self._by_code:
+            return lowered
+        if lowered in self._variants:
+            return self._variants[lowered]
+        raise UnknownLanguage(code)
+
+    def primary(self, code: str) -> str:
+        return self.canonical(code).split("-")[0]
+
+    def is_valid_target(self, code: str) -> bool:
+        try:
+            self.canonical(code)
+        except UnknownLanguage:
+            return False
+        return True
+
+    def records(self, caps: Capabilities) -> list[dict[str, Any]]:
+        glossary = caps.translation_languages
+        return [
+            {
+                "code": lang.code,
+                "name": lang.name,
+                "name_en": lang.name_en,
+                "supports_formality": lang.code in caps.formality_targets,
+                "supports_glossary": lang.code in glossary,
+                "supports_speech": lang.code in caps.speech_languages,
+                "supports_ocr": lang.code in caps.ocr_languages,
+                "supports_document": lang.code in caps.document_languages,
+                **({"variants": list(lang.variants)} if lang.variants else {}),
+            }
+            for lang in self.languages
+        ]
+
+    def query(
+        self,
+        caps: Capabilities,
+        *,
+        type: str = "translation",
+        capability: str | None = None,
+        source: str | None = None,
+        target: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Filtered records; arguments must already be validated."""
+        rows = self.records(caps)
+        if type != "translation":
+            rows = [r for r in rows if r[f"supports_{type}"]]
+        if capability:
+            rows = [r for r in rows if r[f"supports_{capability}"]]
+        if source:
+            src = self.primary(source)
+            reachable = {t.split("-")[0] for s, t in caps.translation_pairs if s == src}
+            rows = [r for r in rows if r["code"] in reachable]
+        if target:
+            tgt = self.canonical(target)
+            origins = {s for s, t in caps.translation_pairs if t == tgt}
+            rows = [r for r in rows if r["code"] in origins]
+        return rows

@@ -1,0 +1,37 @@
+"""The ingress Serve deployment: hosts the Starlette app on each replica."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ray import serve
+from starlette.applications import Starlette
+
+from deployments.capabilities import Capabilities
+from serve_app.asgi import create_app
+from serve_app.services import CapabilityProbe, Services
+from serve_app.settings import AppArgs
+
+
+def _probe(handle: Any) -> CapabilityProbe:
+    async def call() -> Capabilities:
+        result: Capabilities = await handle.capabilities.remote()
+        return result
+
+    return call
+
+
+@serve.deployment(name="Ingress", ray_actor_options={"num_cpus": 0.25}, max_ongoing_requests=256)
+@serve.ingress()
+class Ingress:
+    """Receives every HTTP request; calls capability deployments through handles."""
+
+    def __init__(self, args: dict[str, Any], handles: Mapping[str, Any]) -> None:
+        self.args = AppArgs.model_validate(args)
+        self.handles = dict(handles)
+        probes = {name: _probe(handle) for name, handle in self.handles.items()}
+        self.services = Services.create(self.args, self.handles, probes)
+
+    def __serve_build_asgi_app__(self) -> Starlette:
+        return create_app(self.services)

@@ -1,0 +1,84 @@
+"""Every Redis key the service writes, with its time to live.
+
+One module owns the key layout so that prefixes never collide and every key
+is written with a TTL that matches the contract (section 8): pending tasks
+expire after 48 h, download links after 24 h. Keys that must live as long as
+the account (accounts, token hashes without expiry, glossaries, voices) are
+the only ones without a TTL, and they are removed with their owner.
+"""
+
+from __future__ import annotations
+
+PREFIX = "mt"
+
+# Time to live, seconds.
+TASK_PENDING_EXPIRY_S = 48 * 3600  # contract: expires if pending more than 48 h
+TASK_RECORD_TTL_S = 7 * 24 * 3600  # a finished task stays readable a week
+DOWNLOAD_LINK_TTL_S = 24 * 3600  # contract: output links valid 24 h
+IDEMPOTENCY_TTL_S = 24 * 3600
+RATE_LIMIT_TTL_S = 3600  # refreshed on every request; covers any window we use
+QUOTA_COUNTER_TTL_S = 40 * 24 * 3600  # one calendar month plus margin
+JOB_STREAM_MAXLEN = 100_000
+
+
+def account(account_id: str) -> str:
+    return f"{PREFIX}:acct:{account_id}"
+
+
+def account_index() -> str:
+    """Set of every account id (for operators)."""
+    return f"{PREFIX}:accts"
+
+
+def account_by_name(name: str) -> str:
+    return f"{PREFIX}:acct-name:{name}"
+
+
+def token(token_hash: str) -> str:
+    """Token hash → account id. Only the SHA-256 of a token is ever stored."""
+    return f"{PREFIX}:tok:{token_hash}"
+
+
+def account_tokens(account_id: str) -> str:
+    """Hash of token id → token metadata (hash, prefix, created, expiry)."""
+    return f"{PREFIX}:acct-toks:{account_id}"
+
+
+def rate_limit(account_id: str) -> str:
+    return f"{PREFIX}:rl:{account_id}"
+
+
+def quota(account_id: str, metric: str, period: str) -> str:
+    return f"{PREFIX}:quota:{account_id}:{metric}:{period}"
+
+
+def idempotency(account_id: str, key_hash: str) -> str:
+    return f"{PREFIX}:idem:{account_id}:{key_hash}"
+
+
+def task(task_id: str) -> str:
+    return f"{PREFIX}:task:{task_id}"
+
+
+def account_tasks(account_id: str) -> str:
+    """Sorted set of the account's task ids scored by creation time."""
+    return f"{PREFIX}:acct-tasks:{account_id}"
+
+
+def job_stream() -> str:
+    return f"{PREFIX}:jobs"
+
+
+JOB_GROUP = "workers"
+
+
+def glossary(glossary_id: str) -> str:
+    return f"{PREFIX}:gloss:{glossary_id}"
+
+
+def account_glossaries(account_id: str) -> str:
+    return f"{PREFIX}:acct-gloss:{account_id}"
+
+
+def account_glossary_name(account_id: str, name: str) -> str:
+    return f"{PREFIX}:acct-gloss-name:{account_id}:{name}"

@@ -1,0 +1,126 @@
+"""Per-account rate limits and monthly plan quotas, enforced atomically in Redis.
+
+Rate limiting uses GCRA (the generic cell rate algorithm): one key per account
+holding the theoretical arrival time, so a check is a single script call and
+the ``Retry-After`` value is exact. Quotas are monthly counters that are only
+incremented when the whole amount fits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+
+from redis.asyncio import Redis
+
+from serve_app import keys
+from serve_app.accounts import QUOTA_METRICS, Account
+from serve_app.errors import ApiError, ErrorKind
+
+_GCRA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local interval = tonumber(ARGV[1])
+local capacity = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+local new_tat = tat + interval
+local excess = new_tat - now - capacity
+if excess > 0 then
+  return {0, tostring(excess), '0'}
+end
+redis.call('SET', KEYS[1], tostring(new_tat), 'EX', tonumber(ARGV[3]))
+return {1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
+"""
+
+_QUOTA = """
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local amount = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+if used + amount > limit then
+  return {0, used}
+end
+used = redis.call('INCRBY', KEYS[1], amount)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+return {1, used}
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    retry_after_s: float
+    remaining: int
+
+
+class RateLimiter:
+    """GCRA limiter: ``rate_per_minute`` sustained, ``burst`` at once."""
+
+    def __init__(self, redis: Redis) -> None:
+        self._script = redis.register_script(_GCRA)
+
+    async def check(self, account: Account) -> RateDecision:
+        interval = 60.0 / max(account.rate_per_minute, 1)
+        capacity = interval * max(account.burst, 1)
+        allowed, excess, remaining = await self._script(
+            keys=[keys.rate_limit(account.id)], args=[interval, capacity, keys.RATE_LIMIT_TTL_S]
+        )
+        return RateDecision(bool(int(allowed)), float(excess), int(remaining))
+
+    async def enforce(self, account: Account) -> RateDecision:
+        decision = await self.check(account)
+        if not decision.allowed:
+            retry = max(1, math.ceil(decision.retry_after_s))
+            raise ApiError(
+                ErrorKind.RATE_LIMITED,
+                f"Rate limit of {account.rate_per_minute} requests per minute exceeded; retry in {retry} s.",
+                headers={"Retry-After": str(retry)},
+            )
+        return decision
+
+
+def current_period(now: float | None = None) -> str:
+    return time.strftime("%Y-%m", time.gmtime(now if now is not None else time.time()))
+
+
+def seconds_to_next_period(now: float | None = None) -> int:
+    now = now if now is not None else time.time()
+    tm = time.gmtime(now)
+    year, month = (tm.tm_year + 1, 1) if tm.tm_mon == 12 else (tm.tm_year, tm.tm_mon + 1)
+    start = time.mktime((year, month, 1, 0, 0, 0, 0, 0, 0)) - time.timezone
+    return max(1, int(start - now))
+
+
+class QuotaLedger:
+    """Monthly usage counters checked against the account's plan limits."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._script = redis.register_script(_QUOTA)
+
+    async def consume(self, account: Account, metric: str, amount: int = 1) -> int:
+        """Record ``amount`` of ``metric``; raise QUOTA_EXCEEDED if it does not fit."""
+        key = keys.quota(account.id, metric, current_period())
+        limit = account.quotas.get(metric)
+        if limit is None:
+            used = await self.redis.incrby(key, amount)
+            await self.redis.expire(key, keys.QUOTA_COUNTER_TTL_S)
+            return int(used)
+        ok, used = await self._script(keys=[key], args=[amount, limit, keys.QUOTA_COUNTER_TTL_S])
+        if not int(ok):
+            raise ApiError(
+                ErrorKind.QUOTA_EXCEEDED,
+                f"Monthly quota for {metric} exhausted ({used} of {limit} used; this request needs {amount}).",
+                headers={"Retry-After": str(seconds_to_next_period())},
+            )
+        return int(used)
+
+    async def refund(self, account: Account, metric: str, amount: int = 1) -> None:
+        """Give back usage consumed by a request that was then refused."""
+        await self.redis.decrby(keys.quota(account.id, metric, current_period()), amount)
+
+    async def usage(self, account: Account) -> dict[str, int]:
+        period = current_period()
+        values = await self.redis.mget([keys.quota(account.id, m, period) for m in QUOTA_METRICS])
+        return {m: int(v or 0) for m, v in zip(QUOTA_METRICS, values)}

@@ -1,0 +1,139 @@
+"""Pure ASGI middleware: request context, admission control and the body cap.
+
+They are plain ASGI (not BaseHTTPMiddleware) so request bodies stream through
+untouched: the body cap counts bytes as they arrive and stops an oversized
+upload before it is ever held in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from serve_app.context import HEADER, accept_or_create, request_id_var
+from serve_app.errors import ApiError, ErrorKind
+from serve_app.responses import json_error
+
+access_log = logging.getLogger("mediatrans.access")
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_ALWAYS_ADMITTED = frozenset({"/healthz", "/readyz"})
+
+
+class RequestContextMiddleware:
+    """Accepts or creates the request id, echoes it, and writes the access log."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = accept_or_create(Headers(scope=scope).get(HEADER))
+        token = request_id_var.set(request_id)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                MutableHeaders(scope=message)[HEADER] = request_id
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            access_log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed_ms)
+            request_id_var.reset(token)
+
+
+class AdmissionMiddleware:
+    """Refuses work beyond ``max_inflight`` concurrent requests with 503 + Retry-After.
+
+    Serve's own ``max_queued_requests`` answers in plain text; refusing here
+    keeps the contract's error body on overload while health probes still pass.
+    """
+
+    def __init__(self, app: ASGIApp, max_inflight: int) -> None:
+        self.app = app
+        self.max_inflight = max_inflight
+        self.inflight = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in _ALWAYS_ADMITTED:
+            await self.app(scope, receive, send)
+            return
+        if self.inflight >= self.max_inflight:
+            response = json_error(scope["path"], ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": "1"})
+            await response(scope, receive, send)
+            return
+        self.inflight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.inflight -= 1
+
+
+class BodyTooLarge(ApiError):
+    def __init__(self, limit: int) -> None:
+        super().__init__(ErrorKind.PAYLOAD_TOO_LARGE, f"Request body exceeds the limit of {_human(limit)}.")
+
+
+class BodyLimitMiddleware:
+    """Caps request bodies per path while they stream in.
+
+    A declared ``Content-Length`` over the cap is refused before reading; a
+    chunked or lying body is cut off as soon as the running count passes it.
+    """
+
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+        self.app = app
+        self.limit_for = limit_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope["path"])
+        declared = Headers(scope=scope).get("content-length")
+        early = _check_declared(declared, limit)
+        if early is not None:
+            response = json_error(scope["path"], early.kind, early.message)
+            await response(scope, receive, send)
+            return
+        received = 0
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise BodyTooLarge(limit)
+            return message
+
+        await self.app(scope, counting_receive, send)
+
+
+def _check_declared(declared: str | None, limit: int) -> ApiError | None:
+    if declared is None:
+        return None
+    if not declared.isdigit():
+        return ApiError(ErrorKind.INVALID_PARAMETER, "Invalid Content-Length header.")
+    if int(declared) > limit:
+        return BodyTooLarge(limit)
+    return None
+
+
+def _human(size: int) -> str:
+    for unit, factor in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if size >= factor:
+            return f"{size / factor:g} {unit}"
+    return f"{size} bytes"

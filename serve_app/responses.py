@@ -1,0 +1,80 @@
+"""Turning any failure into the one JSON error body (see ``serve_app.errors``)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pydantic
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from deployments.engines import errors as engine_errors
+from serve_app.context import HEADER, request_id_var
+from serve_app.errors import ApiError, ErrorKind, error_body, group_for_path, resolve
+
+log = logging.getLogger("mediatrans.errors")
+
+try:  # a capability deployment refused work because its queue is full
+    from ray.serve.exceptions import BackPressureError
+except ImportError:  # pragma: no cover - ray is a hard dependency
+    BackPressureError = RuntimeError  # type: ignore[misc,assignment]
+
+RETRY_AFTER_BUSY = "5"
+
+#: Exception classes answered inside the app (the rest reach the server-error handler).
+HANDLED: tuple[type[BaseException], ...] = (ApiError, pydantic.ValidationError, engine_errors.EngineError, BackPressureError)
+
+
+def render(path: str, error: ApiError) -> JSONResponse:
+    """The response for ``error`` raised while serving ``path``."""
+    status, code = resolve(group_for_path(path), error.kind)
+    request_id = request_id_var.get()
+    headers = {**error.headers, HEADER: request_id}
+    if status in (429, 503) and "Retry-After" not in headers:
+        headers["Retry-After"] = RETRY_AFTER_BUSY
+    return JSONResponse(error_body(code, error.message, request_id, error.details), status_code=status, headers=headers)
+
+
+def to_api_error(exc: BaseException) -> ApiError:
+    """Map any exception to an ApiError, most specific first."""
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, HTTPException):
+        return _from_http(exc)
+    if isinstance(exc, pydantic.ValidationError):
+        return validation_error(exc)
+    if isinstance(exc, engine_errors.UnsupportedLanguage):
+        return ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, str(exc))
+    if isinstance(exc, engine_errors.InvalidInput):
+        return ApiError(ErrorKind.INVALID_PARAMETER, str(exc))
+    if isinstance(exc, (engine_errors.EngineUnavailable, BackPressureError)):
+        return ApiError(ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": RETRY_AFTER_BUSY})
+    log.error("unhandled %s: %s", type(exc).__name__, exc, exc_info=exc)
+    return ApiError(ErrorKind.INTERNAL, "Internal error; the request can be retried.")
+
+
+def _from_http(exc: HTTPException) -> ApiError:
+    headers = dict(exc.headers or {})
+    if exc.status_code == 404:
+        return ApiError(ErrorKind.ROUTE_NOT_FOUND, "No such endpoint.")
+    if exc.status_code == 405:
+        allowed = headers.get("Allow", "")
+        return ApiError(ErrorKind.METHOD_NOT_ALLOWED, f"Method not allowed; allowed: {allowed}.", headers=headers)
+    return ApiError(ErrorKind.INVALID_PARAMETER, str(exc.detail))
+
+
+def validation_error(exc: pydantic.ValidationError, kind: ErrorKind = ErrorKind.INVALID_PARAMETER) -> ApiError:
+    details = [{"field": ".".join(str(p) for p in err["loc"]) or "body", "message": err["msg"]} for err in exc.errors()]
+    summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:3])
+    return ApiError(kind, f"Invalid parameter: {summary}", details=details)
+
+
+async def handle_exception(request: Request, exc: Exception) -> JSONResponse:
+    """The single exception handler registered for every exception class."""
+    return render(request.url.path, to_api_error(exc))
+
+
+def json_error(path: str, kind: ErrorKind, message: str, **kwargs: Any) -> JSONResponse:
+    return render(path, ApiError(kind, message, **kwargs))

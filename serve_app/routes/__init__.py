@@ -1,0 +1,1 @@
+"""Route tables, one module per resource."""

@@ -1,0 +1,38 @@
+"""``GET /v1/account``: who the token belongs to, its limits and this month's usage."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from serve_app.auth import authenticate, services_of
+from serve_app.errors import ErrorKind
+from serve_app.limits import current_period
+from serve_app.routing import RouteDoc, api_route
+from serve_app.schemas.account import AccountInfo
+
+DOC = RouteDoc(
+    summary="The calling account, its limits and usage",
+    response=AccountInfo,
+    errors=(ErrorKind.UNAUTHORIZED, ErrorKind.RATE_LIMITED),
+    tag="account",
+)
+
+
+@api_route("/v1/account", "GET", DOC)
+async def get_account(request: Request) -> JSONResponse:
+    account = await authenticate(request)
+    usage = await services_of(request).quotas.usage(account)
+    info = AccountInfo(
+        account_id=account.id,
+        name=account.name,
+        rate_limit_per_minute=account.rate_per_minute,
+        rate_limit_burst=account.burst,
+        quotas=account.quotas,
+        usage=usage,
+        period=current_period(),
+    )
+    return JSONResponse(info.model_dump())
+
+
+ROUTES = [get_account]

@@ -1,0 +1,71 @@
+"""``GET /v1/languages``: the catalogue, filtered by what the engines report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pydantic
+from starlette.requests import Request
+from starlette.responses import Response
+
+from serve_app.auth import services_of
+from serve_app.catalog import UnknownLanguage
+from serve_app.errors import ApiError, ErrorKind
+from serve_app.responses import validation_error
+from serve_app.routing import RouteDoc, api_route
+from serve_app.schemas.languages import LanguageList, LanguagesQuery
+
+CACHE_CONTROL = "public, max-age=86400"
+
+DOC = RouteDoc(
+    summary="List supported languages",
+    description="No authentication. Flags and source/target answers reflect the deployed engines.",
+    auth=False,
+    query=LanguagesQuery,
+    response=LanguageList,
+    errors=(ErrorKind.INVALID_PARAMETER, ErrorKind.RATE_LIMITED, ErrorKind.INTERNAL),
+    tag="languages",
+)
+
+
+@api_route("/v1/languages", "GET", DOC)
+async def list_languages(request: Request) -> Response:
+    query = _parse(request)
+    services = services_of(request)
+    caps = await services.capabilities.get()
+    rows = services.catalog.query(caps, type=query.type, capability=query.capability, source=query.source, target=query.target)
+    body = json.dumps({"languages": rows, "total": len(rows)}, ensure_ascii=False, separators=(",", ":")).encode()
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    headers = {"Cache-Control": CACHE_CONTROL, "ETag": etag}
+    if etag in _etags(request.headers.get("if-none-match", "")):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
+
+
+def _parse(request: Request) -> LanguagesQuery:
+    try:
+        query = LanguagesQuery.model_validate(dict(request.query_params))
+    except pydantic.ValidationError as exc:
+        raise validation_error(exc) from exc
+    catalog = services_of(request).catalog
+    for field in ("source", "target"):
+        value = getattr(query, field)
+        if value is None:
+            continue
+        try:
+            catalog.canonical(value)
+        except UnknownLanguage:
+            raise ApiError(
+                ErrorKind.INVALID_PARAMETER,
+                f"Invalid parameter: {field}={value!r} is not a supported language code.",
+                details=[{"field": field, "message": "unknown language code"}],
+            ) from None
+    return query
+
+
+def _etags(header: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+ROUTES = [list_languages]

@@ -1,0 +1,1 @@
+"""pydantic request and response models, one module per resource."""
