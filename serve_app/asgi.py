@@ -15,13 +15,13 @@ from serve_app.services import Services
 ROUTE_MODULES = (languages, account, system)
 
 
-def create_app(services: Services, extra_routes: tuple = ()) -> Starlette:
+def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:
     configure_logging(services.args.log_level)
-    routes = [route for module in ROUTE_MODULES for route in module.ROUTES] + list(extra_routes)
+    routes = [route for module in ROUTE_MODULES for route in module.ROUTES]
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(RequestContextMiddleware),
+            Middleware(RequestContextMiddleware, echo=not behind_serve_proxy),
             Middleware(AdmissionMiddleware, max_inflight=services.args.max_inflight_requests),
             Middleware(BodyLimitMiddleware, limit_for=services.args.body_limits.for_path),
         ],

@@ -34,4 +34,4 @@ class Ingress:
         self.services = Services.create(self.args, self.handles, probes)
 
     def __serve_build_asgi_app__(self) -> Starlette:
-        return create_app(self.services)
+        return create_app(self.services, behind_serve_proxy=True)

@@ -25,16 +25,23 @@ _ALWAYS_ADMITTED = frozenset({"/healthz", "/readyz"})
 
 
 class RequestContextMiddleware:
-    """Accepts or creates the request id, echoes it, and writes the access log."""
+    """Accepts or creates the request id, echoes it, and writes the access log.
 
-    def __init__(self, app: ASGIApp) -> None:
+    Under Ray Serve the proxy has already accepted or created the id, put it in
+    the request headers and echoes it itself, so ``echo=False`` there avoids a
+    second header while the app still uses the very same id.
+    """
+
+    def __init__(self, app: ASGIApp, echo: bool = True) -> None:
         self.app = app
+        self.echo = echo
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = accept_or_create(Headers(scope=scope).get(HEADER))
+        given = Headers(scope=scope).get(HEADER)
+        request_id = accept_or_create(given) if self.echo else (given or accept_or_create(None))
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
@@ -43,7 +50,8 @@ class RequestContextMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                MutableHeaders(scope=message)[HEADER] = request_id
+                if self.echo:
+                    MutableHeaders(scope=message)[HEADER] = request_id
             await send(message)
 
         try:

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Idempotent setup of a fresh Debian machine: system packages, the virtualenv
+# with pinned dependencies, and the offline models. Safe to run repeatedly;
+# each step is skipped when already done.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+
+APT_PACKAGES=(
+  redis-server ffmpeg espeak-ng fonts-noto-cjk
+  apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-es-it apertium-es-ro
+  apertium-eng-cat apertium-fra-cat apertium-cat-ita apertium-por-cat apertium-es-gl apertium-en-gl
+  apertium-af-nl apertium-hbs-eng apertium-hbs-slv apertium-isl-eng apertium-is-sv
+  apertium-dan-nor apertium-swe-dan apertium-swe-nor apertium-rus-ukr apertium-id-ms apertium-ind-zlm
+)
+
+log() { printf '[setup] %s\n' "$*"; }
+
+install_apt() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    log "system packages present"
+    return
+  fi
+  log "installing system packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+install_venv() {
+  [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
+  local stamp="$VENV/.requirements.sha256"
+  local want
+  want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    log "python dependencies up to date"
+    return
+  fi
+  log "installing python dependencies (pinned in requirements.lock)"
+  "$VENV/bin/pip" install -q --upgrade pip
+  "$VENV/bin/pip" install -q -r requirements.lock
+  "$VENV/bin/pip" install -q --no-deps -e .
+  echo "$want" > "$stamp"
+}
+
+assemble_models() {
+  log "assembling models"
+  "$VENV/bin/python" cluster/local/assemble_models.py --dest models
+}
+
+install_apt
+install_venv
+assemble_models
+log "done"
