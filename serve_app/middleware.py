@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serve_app.context import HEADER, accept_or_create, request_id_var
 from serve_app.errors import ApiError, ErrorKind
-from serve_app.responses import json_error
+from serve_app.responses import json_error, render, to_api_error
 
 access_log = logging.getLogger("mediatrans.access")
 
@@ -25,7 +25,9 @@ _ALWAYS_ADMITTED = frozenset({"/healthz", "/readyz"})
 
 
 class RequestContextMiddleware:
-    """Accepts or creates the request id, echoes it, and writes the access log.
+    """Accepts or creates the request id, echoes it, writes the access log, and
+    answers any exception that escaped the app with the JSON 500 body (it sits
+    inside Starlette's server-error middleware, so the request id is still known).
 
     Under Ray Serve the proxy has already accepted or created the id, put it in
     the request headers and echoes it itself, so ``echo=False`` there avoids a
@@ -45,17 +47,23 @@ class RequestContextMiddleware:
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
+        started_response = False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, started_response
             if message["type"] == "http.response.start":
                 status = message["status"]
+                started_response = True
                 if self.echo:
                     MutableHeaders(scope=message)[HEADER] = request_id
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_id)
+        except Exception as exc:
+            if started_response:
+                raise
+            await render(scope["path"], to_api_error(exc))(scope, receive, send_with_id)
         finally:
             elapsed_ms = (time.perf_counter() - started) * 1000
             access_log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed_ms)

@@ -1,0 +1,58 @@
+"""Both Serve configs load, validate against Serve's schema and our typed args."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from ray.serve.schema import ServeDeploySchema
+
+from deployments.engines.registry import ENGINES
+from serve_app.settings import AppArgs
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+OUR_DEPLOYMENTS = {"Ingress", "Translator"}
+
+
+@pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])
+def test_config_validates(name: str) -> None:
+    raw = yaml.safe_load((CONFIGS / name).read_text())
+    schema = ServeDeploySchema.model_validate(raw) if hasattr(ServeDeploySchema, "model_validate") else ServeDeploySchema.parse_obj(raw)
+    ours = [app for app in schema.applications if app.import_path == "serve_app.app:build_app"]
+    assert len(ours) == 1
+    args = AppArgs.model_validate(ours[0].args)
+    assert args.translator is not None and args.translator.engine in ENGINES
+    if args.translator.fallback:
+        assert args.translator.fallback.engine in ENGINES
+    names = {d.name for d in ours[0].deployments}
+    assert names <= OUR_DEPLOYMENTS, names - OUR_DEPLOYMENTS
+    for deployment in ours[0].deployments:
+        actor = deployment.ray_actor_options
+        if name == "local.yaml":
+            assert 0 < actor.num_cpus < 1, "the CPU profile must fit 2 cores with fractional num_cpus"
+
+
+def test_local_profile_fits_two_cores() -> None:
+    raw = yaml.safe_load((CONFIGS / "local.yaml").read_text())
+    app = raw["applications"][0]
+    total = sum(
+        d["ray_actor_options"]["num_cpus"] * d.get("autoscaling_config", {}).get("max_replicas", d.get("num_replicas", 1))
+        for d in app["deployments"]
+    )
+    assert total <= 2
+
+
+def test_gpu_profile_uses_llm_with_fallback_and_autoscaling() -> None:
+    raw = yaml.safe_load((CONFIGS / "gpu-cluster.yaml").read_text())
+    apps = {a["name"]: a for a in raw["applications"]}
+    ours = AppArgs.model_validate(apps["mediatrans"]["args"])
+    assert ours.translator and ours.translator.engine == "llm" and ours.translator.fallback
+    for deployment in apps["mediatrans"]["deployments"]:
+        assert "autoscaling_config" in deployment
+        assert deployment.get("max_queued_requests", -1) != -1 or deployment["name"] == "Ingress"
+
+
+def test_unknown_args_are_rejected() -> None:
+    with pytest.raises(ValueError):
+        AppArgs.model_validate({"translatr": {"engine": "apertium"}})
