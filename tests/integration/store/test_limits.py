@@ -1,0 +1,97 @@
+"""Rate limits, quotas and idempotency against a real redis-server."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from redis.asyncio import Redis
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from serve_app.accounts import AccountStore
+from serve_app.errors import ApiError, ErrorKind
+from serve_app.idempotency import IdempotencyStore, fingerprint
+from serve_app.limits import QuotaLedger, RateLimiter, seconds_to_next_period
+from serve_app.responses import HANDLED, handle_exception
+
+
+async def test_gcra_burst_then_refuse(redis_client: Redis) -> None:
+    account = await AccountStore(redis_client).create("rl", rate_per_minute=60, burst=5)
+    limiter = RateLimiter(redis_client)
+    decisions = [await limiter.check(account) for _ in range(6)]
+    assert [d.allowed for d in decisions] == [True] * 5 + [False]
+    assert [d.remaining for d in decisions[:5]] == [4, 3, 2, 1, 0]
+    assert 0 < decisions[-1].retry_after_s <= 1.0
+    with pytest.raises(ApiError) as err:
+        await limiter.enforce(account)
+    assert err.value.kind is ErrorKind.RATE_LIMITED and err.value.headers["Retry-After"] == "1"
+
+
+async def test_quota_refuses_what_does_not_fit(redis_client: Redis) -> None:
+    account = await AccountStore(redis_client).create("q", quotas={"game_characters": 100})
+    ledger = QuotaLedger(redis_client)
+    assert await ledger.consume(account, "game_characters", 60) == 60
+    with pytest.raises(ApiError) as err:
+        await ledger.consume(account, "game_characters", 41)
+    assert err.value.kind is ErrorKind.QUOTA_EXCEEDED
+    assert int(err.value.headers["Retry-After"]) == pytest.approx(seconds_to_next_period(), abs=5)
+    assert await ledger.consume(account, "game_characters", 40) == 100
+    assert (await ledger.usage(account))["game_characters"] == 100
+
+
+async def test_unlimited_metric_is_counted(redis_client: Redis) -> None:
+    account = await AccountStore(redis_client).create("u")
+    ledger = QuotaLedger(redis_client)
+    for _ in range(3):
+        await ledger.consume(account, "video_tasks")
+    assert (await ledger.usage(account))["video_tasks"] == 3
+
+
+def make_app(store: IdempotencyStore, created: list[dict]) -> Starlette:
+    async def create(request: Request) -> JSONResponse:
+        payload = await request.json()
+
+        async def do() -> JSONResponse:
+            if payload.get("fail"):
+                raise ApiError(ErrorKind.INTERNAL, "boom")
+            created.append(payload)
+            return JSONResponse({"id": len(created), **payload}, status_code=201)
+
+        return await store.run(request, "acct", fingerprint("POST", "/things", payload), do)
+
+    app = Starlette(routes=[Route("/things", create, methods=["POST"])],
+                    exception_handlers={cls: handle_exception for cls in HANDLED})
+    return app
+
+
+async def test_idempotency_replays_and_rejects_changed_body(redis_client: Redis) -> None:
+    created: list[dict] = []
+    app = make_app(IdempotencyStore(redis_client), created)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        key = {"Idempotency-Key": "k-1"}
+        first = await c.post("/things", json={"a": 1, "b": 2}, headers=key)
+        again = await c.post("/things", content=json.dumps({"b": 2, "a": 1}), headers={**key, "content-type": "application/json"})
+        other = await c.post("/things", json={"a": 2}, headers=key)
+        fresh = await c.post("/things", json={"a": 1, "b": 2}, headers={"Idempotency-Key": "k-2"})
+        no_key = await c.post("/things", json={"a": 1, "b": 2})
+    assert first.status_code == 201 and again.status_code == 201
+    assert again.json() == first.json() and again.headers["idempotent-replayed"] == "true"
+    assert other.status_code == 409 and other.json()["code"] == 1005
+    assert fresh.json()["id"] == 2 and no_key.json()["id"] == 3
+    assert len(created) == 3
+
+
+async def test_failed_first_attempt_releases_key(redis_client: Redis) -> None:
+    created: list[dict] = []
+    app = make_app(IdempotencyStore(redis_client), created)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        failed = await c.post("/things", json={"fail": True}, headers={"Idempotency-Key": "k"})
+        assert failed.status_code == 500
+        retried = await c.post("/things", json={"fail": True}, headers={"Idempotency-Key": "k"})
+        assert retried.status_code == 500  # ran again rather than replaying or conflicting
+        too_long = await c.post("/things", json={}, headers={"Idempotency-Key": "x" * 300})
+        assert too_long.status_code == 400
