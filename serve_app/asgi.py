@@ -9,10 +9,10 @@ from starlette.middleware import Middleware
 from serve_app.context import configure_logging
 from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
 from serve_app.responses import HANDLED, handle_exception
-from serve_app.routes import account, languages, system, video
+from serve_app.routes import account, game, glossaries, languages, system, video
 from serve_app.services import Services
 
-ROUTE_MODULES = (languages, account, video, system)
+ROUTE_MODULES = (languages, account, glossaries, game, video, system)
 
 
 def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:

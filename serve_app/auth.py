@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from serve_app.accounts import Account
-from serve_app.errors import ApiError, ErrorKind
+from serve_app.errors import ApiError, ErrorKind, group_for_path
 from serve_app.services import Services
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="v1"'}
@@ -17,10 +17,12 @@ def services_of(request: Request) -> Services:
 
 
 async def authenticate(request: Request) -> Account:
-    """The calling account; raises UNAUTHORIZED or RATE_LIMITED."""
+    """The calling account; raises UNAUTHORIZED, FORBIDDEN (disabled, out of scope) or RATE_LIMITED."""
     header = request.headers.get("authorization")
     if not header:
-        raise ApiError(ErrorKind.UNAUTHORIZED, "Missing Authorization header; send 'Authorization: Bearer <token>'.", headers=_CHALLENGE)
+        raise ApiError(
+            ErrorKind.UNAUTHORIZED, "Missing Authorization header; send 'Authorization: Bearer <token>'.", headers=_CHALLENGE
+        )
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(ErrorKind.UNAUTHORIZED, "Authorization must use the Bearer scheme.", headers=_CHALLENGE)
@@ -28,6 +30,11 @@ async def authenticate(request: Request) -> Account:
     account = await services.accounts.authenticate(token.strip())
     if account is None:
         raise ApiError(ErrorKind.UNAUTHORIZED, "Invalid, revoked or expired token.", headers=_CHALLENGE)
+    if account.disabled:
+        raise ApiError(ErrorKind.FORBIDDEN, "This account is disabled.")
+    group = group_for_path(request.url.path)
+    if not account.allows(group.value):
+        raise ApiError(ErrorKind.FORBIDDEN, f"This token has no access to the {group.value} endpoints.")
     await services.limiter.enforce(account)
     request.state.account = account
     return account

@@ -17,6 +17,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from serve_app.accounts import QUOTA_METRICS, Account, AccountError, AccountStore
+from serve_app.errors import ErrorGroup
 from serve_app.limits import QuotaLedger
 from serve_app.settings import AppArgs
 
@@ -67,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
 def _limit_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=int, help="requests per minute")
     p.add_argument("--burst", type=int, help="requests allowed at once")
+    p.add_argument("--scopes", help="comma-separated endpoint groups the account may use (empty: all)")
     p.add_argument(
         "--quota",
         action="append",
@@ -77,6 +79,12 @@ def _limit_args(p: argparse.ArgumentParser) -> None:
 
 
 def _apply_limits(account: Account, args: argparse.Namespace) -> None:
+    if args.scopes is not None:
+        scopes = [g.strip() for g in args.scopes.split(",") if g.strip()]
+        unknown = set(scopes) - {g.value for g in ErrorGroup}
+        if unknown:
+            raise AccountError(f"unknown scopes {sorted(unknown)}; known: {', '.join(g.value for g in ErrorGroup)}")
+        account.scopes = scopes
     if args.rate is not None:
         account.rate_per_minute = _positive(args.rate, "--rate")
     if args.burst is not None:
@@ -107,6 +115,7 @@ def _public(account: Account) -> dict[str, Any]:
         "burst": account.burst,
         "quotas": account.quotas,
         "disabled": account.disabled,
+        "scopes": account.scopes or "all",
     }
 
 
@@ -151,7 +160,9 @@ async def _dispatch(args: argparse.Namespace, store: AccountStore, redis: Redis)
             return issued.token
         return {"token": issued.token, "token_id": issued.token_id, "expires_at": issued.expires_at}
     if key == ("token", "list") and account:
-        return {"tokens": {tid: {k: v for k, v in meta.items() if k != "hash"} for tid, meta in (await store.tokens(account)).items()}}
+        return {
+            "tokens": {tid: {k: v for k, v in meta.items() if k != "hash"} for tid, meta in (await store.tokens(account)).items()}
+        }
     if key == ("token", "revoke") and account:
         if args.all:
             return {"revoked": await store.revoke_all(account)}
@@ -171,9 +182,9 @@ async def _status(store: AccountStore, redis: Redis, base_url: str) -> dict[str,
     info = await redis.info("server")
     service: Any
     try:
-        with urllib.request.urlopen(f"{base_url}/readyz", timeout=5) as resp:  # noqa: S310 - operator-given URL
+        with urllib.request.urlopen(f"{base_url}/readyz", timeout=5) as resp:
             service = json.loads(resp.read())
-    except Exception as exc:  # noqa: BLE001 - report, do not fail
+    except Exception as exc:
         service = f"unreachable: {exc}"
     return {"redis": {"version": info.get("redis_version"), "ok": True}, "accounts": len(await store.list()), "service": service}
 

@@ -74,7 +74,9 @@ class IdempotencyStore:
     async def _replay(self, redis_key: str, request_fingerprint: str) -> Response:
         raw = await self.redis.get(redis_key)
         if raw is None:  # released between our SET and GET: the first attempt failed
-            raise ApiError(ErrorKind.IDEMPOTENCY_CONFLICT, "The first request with this key failed; retry it.", headers={"Retry-After": "1"})
+            raise ApiError(
+                ErrorKind.IDEMPOTENCY_CONFLICT, "The first request with this key failed; retry it.", headers={"Retry-After": "1"}
+            )
         stored = json.loads(raw)
         if stored["fp"] != request_fingerprint:
             raise ApiError(

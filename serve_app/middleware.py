@@ -87,7 +87,9 @@ class AdmissionMiddleware:
             await self.app(scope, receive, send)
             return
         if self.inflight >= self.max_inflight:
-            response = json_error(scope["path"], ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": "1"})
+            response = json_error(
+                scope["path"], ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": "1"}
+            )
             await response(scope, receive, send)
             return
         self.inflight += 1

@@ -57,7 +57,9 @@ def _operation(route: ApiRoute, schemas: dict[str, Any]) -> dict[str, Any]:
         op["security"] = [{"bearer": []}]
     params = _path_params(route.path) + (_query_params(doc.query) if doc.query else [])
     if doc.idempotent_create:
-        params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 255}})
+        params.append(
+            {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 255}}
+        )
     if params:
         op["parameters"] = params
     if doc.body:
@@ -112,8 +114,11 @@ def render_docs_page(document: dict[str, Any]) -> str:
     for path, ops in sorted(document["paths"].items()):
         for method, op in ops.items():
             parts.append(_render_operation(method, path, op))
-    style = "body{font-family:sans-serif;max-width:60em;margin:auto}code{background:#eee}td,th{border:1px solid #ccc;padding:2px 6px}"
-    return f"<!doctype html><html><head><meta charset='utf-8'><title>{TITLE}</title><style>{style}</style></head><body>{''.join(parts)}</body></html>"
+    style = (
+        "body{font-family:sans-serif;max-width:60em;margin:auto}code{background:#eee}td,th{border:1px solid #ccc;padding:2px 6px}"
+    )
+    head = f"<meta charset='utf-8'><title>{TITLE}</title><style>{style}</style>"
+    return f"<!doctype html><html><head>{head}</head><body>{''.join(parts)}</body></html>"
 
 
 def _render_operation(method: str, path: str, op: dict[str, Any]) -> str:

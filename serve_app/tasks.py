@@ -22,7 +22,7 @@ import enum
 import json
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from redis.asyncio import Redis
@@ -60,7 +60,7 @@ class InvalidTransition(Exception):
 
 
 def iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclasses.dataclass
@@ -119,7 +119,9 @@ class TaskStore:
         self.redis = redis
         self.pending_expiry_s = pending_expiry_s
 
-    async def create(self, account_id: str, params: dict[str, Any], *, request_id: str = "", estimated_seconds: int | None = None) -> Task:
+    async def create(
+        self, account_id: str, params: dict[str, Any], *, request_id: str = "", estimated_seconds: int | None = None
+    ) -> Task:
         task = Task(
             task_id=uuid.uuid4().hex,
             account_id=account_id,

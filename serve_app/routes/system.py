@@ -26,13 +26,13 @@ async def readyz(request: Request) -> JSONResponse:
     try:
         await asyncio.wait_for(services.redis.ping(), READY_TIMEOUT_S)
         checks["redis"] = "ok"
-    except Exception as exc:  # noqa: BLE001 - any failure means not ready
+    except Exception as exc:
         checks["redis"] = f"error: {type(exc).__name__}"
     for name, handle in services.handles.items():
         try:
             await asyncio.wait_for(handle.ready.remote(), READY_TIMEOUT_S)
             checks[name] = "ok"
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             checks[name] = f"error: {type(exc).__name__}"
     ready = all(v == "ok" for v in checks.values())
     return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503)

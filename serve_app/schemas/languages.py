@@ -13,7 +13,9 @@ class LanguagesQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     type: Literal["translation", "speech", "ocr"] = Field("translation", description="Which support the list is about.")
-    capability: Literal["formality", "glossary", "document"] | None = Field(None, description="Keep languages with this capability.")
+    capability: Literal["formality", "glossary", "document"] | None = Field(
+        None, description="Keep languages with this capability."
+    )
     source: str | None = Field(None, description="Languages this language can be translated into.")
     target: str | None = Field(None, description="Languages that can be translated into this one.")
 

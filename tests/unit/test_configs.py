@@ -12,13 +12,17 @@ from deployments.engines.registry import ENGINES
 from serve_app.settings import AppArgs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-OUR_DEPLOYMENTS = {"Ingress", "Translator"}
+OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer"}
 
 
 @pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])
 def test_config_validates(name: str) -> None:
     raw = yaml.safe_load((CONFIGS / name).read_text())
-    schema = ServeDeploySchema.model_validate(raw) if hasattr(ServeDeploySchema, "model_validate") else ServeDeploySchema.parse_obj(raw)
+    schema = (
+        ServeDeploySchema.model_validate(raw)
+        if hasattr(ServeDeploySchema, "model_validate")
+        else ServeDeploySchema.parse_obj(raw)
+    )
     ours = [app for app in schema.applications if app.import_path == "serve_app.app:build_app"]
     assert len(ours) == 1
     args = AppArgs.model_validate(ours[0].args)

@@ -1,0 +1,34 @@
+"""The Localizer deployment: game localization on top of the Translator deployment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray import serve
+
+from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from deployments.localization import LocalizationJob, LocalizationOutcome, localize
+
+
+@serve.deployment(name="Localizer", ray_actor_options={"num_cpus": 0.1}, max_ongoing_requests=64)
+class Localizer:
+    """Fans one text out to every target through the Translator, then enforces length."""
+
+    def __init__(self, translator: Any) -> None:
+        self.translator = translator
+
+    async def _translate(self, request: TranslationRequest) -> TranslationResult:
+        result: TranslationResult = await self.translator.translate.remote(request)
+        return result
+
+    async def localize(self, job: LocalizationJob) -> LocalizationOutcome:
+        return await localize(job, self._translate)
+
+    async def ready(self) -> bool:
+        result: bool = await self.translator.ready.remote()
+        return result
+
+    def capabilities(self) -> Any:
+        from deployments.capabilities import Capabilities
+
+        return Capabilities()  # it serves exactly the Translator's pairs, reported there

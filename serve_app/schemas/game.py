@@ -1,0 +1,38 @@
+"""Schemas of ``POST /v1/game/localization`` (contract 2.4 and 4.9)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_TEXT_CHARS = 50_000
+MAX_TARGETS = 20
+
+ContentType = Literal["ui", "dialogue", "item_desc", "skill", "story", "tutorial"]
+Tone = Literal["epic", "humorous", "dark", "cute"]
+
+
+class LocalizationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, description="Game text, at most 50,000 characters; line breaks are kept.")
+    content_type: ContentType
+    source_lang: str = Field(min_length=1, description="Source language code (auto-detection is not offered here).")
+    target_langs: list[str] = Field(min_length=1, max_length=MAX_TARGETS, description="Target codes; regional variants allowed.")
+    genre: str | None = Field(
+        None, pattern=r"^[a-z0-9][a-z0-9_\- ]{0,31}$", description="rpg, fps, moba, casual, strategy and similar."
+    )
+    max_length: int | None = Field(
+        None, ge=1, le=MAX_TEXT_CHARS, description="No translation is longer than this many characters."
+    )
+    tone: Tone | None = None
+
+
+class LocalizationResponse(BaseModel):
+    original: str
+    translations: dict[str, str]
+    content_type: str
+    genre: str | None = Field(description="Echo of the request; null when omitted.")
+    tone: str | None = Field(description="Echo of the request; null when omitted.")
+    shortened: list[str] = Field(description="Targets whose translation was shortened to fit max_length (extension).")

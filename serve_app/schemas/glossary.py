@@ -1,0 +1,94 @@
+"""Schemas of the glossary endpoints (the contract shows only ``glossary_id``)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+MAX_ENTRIES = 5000
+MAX_TERM = 200
+
+
+class GlossaryEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(min_length=1, max_length=MAX_TERM, description="Term in the source language.")
+    target: str = Field(min_length=1, max_length=MAX_TERM, description="Exact term to use in the translation.")
+
+    @field_validator("source", "target")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("must not be blank")
+        return value
+
+
+def _check_unique(entries: list[GlossaryEntry] | None, case_sensitive: bool) -> None:
+    if not entries:
+        return
+    seen: set[str] = set()
+    for entry in entries:
+        key = entry.source if case_sensitive else entry.source.casefold()
+        if key in seen:
+            raise ValueError(f"duplicate source term {entry.source!r}")
+        seen.add(key)
+
+
+class GlossaryCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64, description="Unique within the account.")
+    source_lang: str = Field(description="Concrete source code; never auto. A variant maps to its primary.")
+    target_lang: str = Field(description="Target code; regional variants allowed.")
+    entries: list[GlossaryEntry] = Field(default_factory=list, max_length=MAX_ENTRIES)
+    case_sensitive: bool = Field(False, description="Match source terms with exact case.")
+    description: str | None = Field(None, max_length=200)
+
+    @model_validator(mode="after")
+    def _unique_terms(self) -> GlossaryCreate:
+        _check_unique(self.entries, self.case_sensitive)
+        return self
+
+
+class GlossaryUpdate(BaseModel):
+    """Replace any of these fields; languages are fixed at creation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(None, min_length=1, max_length=64)
+    entries: list[GlossaryEntry] | None = Field(None, max_length=MAX_ENTRIES)
+    case_sensitive: bool | None = None
+    description: str | None = Field(None, max_length=200)
+
+
+class GlossaryRecord(BaseModel):
+    glossary_id: str
+    name: str
+    source_lang: str
+    target_lang: str
+    case_sensitive: bool
+    description: str | None = None
+    entries: list[GlossaryEntry]
+    entry_count: int
+    created_at: str
+    updated_at: str
+
+
+class GlossarySummary(BaseModel):
+    glossary_id: str
+    name: str
+    source_lang: str
+    target_lang: str
+    entry_count: int
+    created_at: str
+    updated_at: str
+
+
+class GlossaryList(BaseModel):
+    glossaries: list[GlossarySummary]
+    total: int
+
+
+class GlossaryDeleted(BaseModel):
+    glossary_id: str
+    deleted: bool
