@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from deployments.engines import errors as engine_errors
-from serve_app.context import HEADER, request_id_var
+from serve_app.context import request_id_var
 from serve_app.errors import ApiError, ErrorKind, error_body, group_for_path, resolve
 
 log = logging.getLogger("mediatrans.errors")
@@ -31,7 +31,7 @@ def render(path: str, error: ApiError) -> JSONResponse:
     """The response for ``error`` raised while serving ``path``."""
     status, code = resolve(group_for_path(path), error.kind)
     request_id = request_id_var.get()
-    headers = {**error.headers, HEADER: request_id}
+    headers = dict(error.headers)  # X-Request-ID is added once, by RequestContextMiddleware
     if status in (429, 503) and "Retry-After" not in headers:
         headers["Retry-After"] = RETRY_AFTER_BUSY
     return JSONResponse(error_body(code, error.message, request_id, error.details), status_code=status, headers=headers)

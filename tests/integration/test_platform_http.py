@@ -33,7 +33,7 @@ class TestAuthentication:
     def test_missing_token_video_group(self, client: httpx.Client) -> None:
         assert_error(client.get("/v1/video/task/abc"), 401, "UNAUTHORIZED")
 
-    @pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer    ", "mt_abc"])
+    @pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Token mt_abc", "mt_abc"])
     def test_malformed_header(self, client: httpx.Client, header: str) -> None:
         assert_error(client.get("/v1/account", headers={"Authorization": header}), 401, 2001)
 
