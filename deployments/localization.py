@@ -5,6 +5,7 @@ handle in Serve, an engine in tests). Rules:
 
 * Line structure is kept: each non-empty line is one segment; empty lines stay.
 * Every target is translated concurrently.
+* An optional glossary is applied to the targets it covers.
 * ``max_length``: a translation longer than the limit is first re-requested
   with the limit as a hint (an LLM engine can rephrase shorter; apertium
   cannot), then shortened deterministically by
@@ -20,8 +21,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from deployments.engines.translation.glossary import Glossary
 
-Translate = Callable[[TranslationRequest], Awaitable[TranslationResult]]
+Translate = Callable[[TranslationRequest, Glossary | None], Awaitable[TranslationResult]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,6 +35,13 @@ class LocalizationJob:
     genre: str | None = None
     tone: str | None = None
     max_length: int | None = None
+    glossary: Glossary | None = None
+
+    def glossary_for(self, target: str) -> Glossary | None:
+        """The glossary when it covers ``target`` (a glossary has one target language)."""
+        if self.glossary is not None and self.glossary.applies_to(self.source_lang, target):
+            return self.glossary
+        return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,13 +67,13 @@ async def _one(
 ) -> tuple[str, bool, TranslationResult]:
     lines = job.text.split("\n")
     segments = tuple(line for line in lines if line.strip())
-    result = await translate(TranslationRequest(segments, job.source_lang, target, hints=hints))
+    glossary = job.glossary_for(target)
+    result = await translate(TranslationRequest(segments, job.source_lang, target, hints=hints), glossary)
     text = _rejoin(lines, result.texts)
     if job.max_length is None or len(text) <= job.max_length:
         return text, False, result
-    retry = await translate(
-        TranslationRequest(segments, job.source_lang, target, hints=dataclasses.replace(hints, max_length=job.max_length))
-    )
+    shorter = dataclasses.replace(hints, max_length=job.max_length)
+    retry = await translate(TranslationRequest(segments, job.source_lang, target, hints=shorter), glossary)
     text = min(text, _rejoin(lines, retry.texts), key=len)
     if len(text) <= job.max_length:
         return text, True, retry

@@ -7,6 +7,7 @@ from typing import Any
 from ray import serve
 
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from deployments.engines.translation.glossary import Glossary
 from deployments.localization import LocalizationJob, LocalizationOutcome, localize
 
 
@@ -17,8 +18,8 @@ class Localizer:
     def __init__(self, translator: Any) -> None:
         self.translator = translator
 
-    async def _translate(self, request: TranslationRequest) -> TranslationResult:
-        result: TranslationResult = await self.translator.translate.remote(request)
+    async def _translate(self, request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:
+        result: TranslationResult = await self.translator.translate.remote(request, glossary)
         return result
 
     async def localize(self, job: LocalizationJob) -> LocalizationOutcome:

@@ -9,6 +9,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from deployments.engines.translation.glossary import Glossary
 from serve_app import keys
 from serve_app.errors import ApiError, ErrorKind
 from serve_app.tasks import iso
@@ -57,6 +58,16 @@ class GlossaryStore:
     async def _claim_name(self, account_id: str, name: str, glossary_id: str) -> None:
         if not await self.redis.set(keys.account_glossary_name(account_id, name), glossary_id, nx=True):
             raise ApiError(ErrorKind.CONFLICT, f"A glossary named {name!r} already exists in this account.")
+
+
+def to_engine_glossary(record: dict[str, Any]) -> Glossary:
+    """The engine-side glossary (term matching and enforcement) of a stored record."""
+    return Glossary(
+        source_lang=record["source_lang"],
+        target_lang=record["target_lang"],
+        entries={e["source"]: e["target"] for e in record["entries"]},
+        case_sensitive=record["case_sensitive"],
+    )
 
 
 def public(record: dict[str, Any], *, with_entries: bool = True) -> dict[str, Any]:

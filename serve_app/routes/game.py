@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from deployments.localization import LocalizationJob, LocalizationOutcome
-from serve_app.auth import authenticate, services_of
+from deployments.engines.translation.glossary import Glossary
+from serve_app.accounts import Account
+from serve_app.auth import authenticate, require_owner, services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.catalog import UnknownLanguage
 from serve_app.errors import ApiError, ErrorKind
+from serve_app.glossaries import GlossaryStore, to_engine_glossary
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.game import MAX_TEXT_CHARS, LocalizationRequest, LocalizationResponse
@@ -31,6 +35,7 @@ DOC = RouteDoc(
         ErrorKind.INVALID_PARAMETER,
         ErrorKind.UNSUPPORTED_LANGUAGE,
         ErrorKind.FORBIDDEN,
+        ErrorKind.NOT_FOUND,
         ErrorKind.PAYLOAD_TOO_LARGE,
         ErrorKind.RATE_LIMITED,
         ErrorKind.QUOTA_EXCEEDED,
@@ -52,6 +57,8 @@ async def localize(request: Request) -> Response:
     services = services_of(request)
     requested = _targets(services, body)
     job = await _job(services, body, requested)
+    if body.glossary_id:
+        job = dataclasses.replace(job, glossary=await _glossary(services, account, body.glossary_id, job.source_lang))
 
     async def run() -> Response:
         amount = len(body.text) * len(job.target_langs)
@@ -105,6 +112,18 @@ async def _call(services: Services, job: LocalizationJob) -> LocalizationOutcome
         raise ApiError(ErrorKind.UNAVAILABLE, "Localization is not deployed on this service.")
     outcome: LocalizationOutcome = await asyncio.wait_for(handle.localize.remote(job), services.args.handle_timeout_s)
     return outcome
+
+
+async def _glossary(services: Services, account: Account, glossary_id: str, source: str) -> Glossary:
+    record = await GlossaryStore(services.redis).get(glossary_id)
+    if record is None:
+        raise ApiError(ErrorKind.NOT_FOUND, f"No glossary {glossary_id!r}.")
+    require_owner(account, record["account_id"], "glossary")
+    if record["source_lang"] != source:
+        raise ApiError(
+            ErrorKind.INVALID_PARAMETER, f"Glossary {glossary_id!r} is for source {record['source_lang']}, not {source}."
+        )
+    return to_engine_glossary(record)
 
 
 def _response(body: LocalizationRequest, outcome: LocalizationOutcome, requested: list[str]) -> dict[str, Any]:

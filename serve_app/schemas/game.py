@@ -27,6 +27,7 @@ class LocalizationRequest(BaseModel):
         None, ge=1, le=MAX_TEXT_CHARS, description="No translation is longer than this many characters."
     )
     tone: Tone | None = None
+    glossary_id: str | None = Field(None, description="Extension: a glossary of this account, applied to the target it covers.")
 
 
 class LocalizationResponse(BaseModel):

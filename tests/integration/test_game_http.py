@@ -100,3 +100,18 @@ def test_quota(client: httpx.Client, accounts: Accounts) -> None:
     assert int(refused.headers["retry-after"]) > 0
     usage = client.get("/v1/account", headers=headers).json()["usage"]
     assert usage["game_characters"] == 26
+
+
+def test_glossary_terms_are_enforced(client: httpx.Client, accounts: Accounts) -> None:
+    _a, token = accounts.create()
+    headers = {"Authorization": f"Bearer {token}"}
+    glossary = {"name": "g", "source_lang": "en", "target_lang": "es", "entries": [{"source": "dragon", "target": "Wyrm"}]}
+    gid = client.post("/v1/glossaries", json=glossary, headers=headers).json()["glossary_id"]
+    text = "The dragon attacks the village"
+    data = client.post(URL, json=body(text=text, target_langs=["es", "ca"], glossary_id=gid), headers=headers).json()
+    assert "Wyrm" in data["translations"]["es"]
+    assert "Wyrm" not in data["translations"]["ca"]  # the glossary covers es only
+    _b, other = accounts.create()
+    assert_error(client.post(URL, json=body(glossary_id=gid), headers={"Authorization": f"Bearer {other}"}), 403, 2003)
+    assert_error(client.post(URL, json=body(glossary_id="gl_missing"), headers=headers), 404, 2004)
+    assert_error(client.post(URL, json=body(source_lang="fr", glossary_id=gid), headers=headers), 400, 1001)

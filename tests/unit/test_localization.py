@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from deployments.engines.translation.glossary import Glossary
 from deployments.localization import LocalizationJob, localize
 
 
@@ -15,11 +16,13 @@ class Recorder:
         self.growth = growth
         self.shrink_on_hint = shrink_on_hint
         self.calls: list[TranslationRequest] = []
+        self.glossaries: list[Glossary | None] = []
         self.active = 0
         self.peak = 0
 
-    async def __call__(self, request: TranslationRequest) -> TranslationResult:
+    async def __call__(self, request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:
         self.calls.append(request)
+        self.glossaries.append(glossary)
         self.active += 1
         self.peak = max(self.peak, self.active)
         await asyncio.sleep(0.01)
@@ -66,3 +69,11 @@ async def test_deterministic_shortening_when_engine_cannot() -> None:
         assert len(text) <= 15
     assert set(outcome.shortened) == {"es", "fr"}
     assert len(rec.calls) == 4  # one try and one shorter-please per target
+
+
+async def test_glossary_goes_only_to_the_targets_it_covers() -> None:
+    rec = Recorder()
+    glossary = Glossary("en", "es", {"hello": "hola"})
+    await localize(job(glossary=glossary), rec)
+    by_target = {c.target_lang: g for c, g in zip(rec.calls, rec.glossaries)}
+    assert by_target == {"es": glossary, "fr": None, "pt-BR": None}
