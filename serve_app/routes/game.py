@@ -9,8 +9,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from deployments.localization import LocalizationJob, LocalizationOutcome
 from deployments.engines.translation.glossary import Glossary
+from deployments.localization import LocalizationJob, LocalizationOutcome
 from serve_app.accounts import Account
 from serve_app.auth import authenticate, require_owner, services_of
 from serve_app.bodies import parse_model, read_json
