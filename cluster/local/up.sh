@@ -5,13 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 CONFIG=${CONFIG:-configs/local.yaml}
 PORT=${MEDIATRANS_REDIS_PORT:-6390}
-export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:$PORT/0}
 export PATH="$PWD/.venv/bin:$PATH"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export RAY_USAGE_STATS_ENABLED=0
 BASE_URL=http://127.0.0.1:8000
 
-cluster/local/redis.sh start
+if [ -z "${REDIS_URL:-}" ]; then
+  cluster/local/redis.sh start
+  export REDIS_URL=redis://127.0.0.1:$PORT/0
+fi
+source cluster/local/ray-env.sh
 if ! ray status >/dev/null 2>&1; then
   echo "[ray] starting head node"
   ray start --head --num-cpus="${RAY_NUM_CPUS:-2}" --disable-usage-stats >var/ray-start.log 2>&1
