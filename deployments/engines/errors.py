@@ -7,7 +7,11 @@ maps each class to a status and contract code in one table
 
     EngineError
     ├── InvalidInput          the request cannot be processed as given
-    │   └── UnsupportedLanguage   a language or pair the engine does not serve
+    │   ├── UnsupportedLanguage   a language or pair the engine does not serve
+    │   ├── UnsupportedMedia      unreadable file, or a container/codec not accepted
+    │   ├── NoAudioTrack          media without an audio stream
+    │   ├── MediaTooLarge         over the size or duration limit
+    │   └── InvalidUrl            a URL that may not be fetched/called, or did not answer
     ├── EngineUnavailable     not started, overloaded or its backend is down (retryable)
     │   └── EngineTimeout     the backend did not answer in time (retryable)
     └── EngineFailure         the engine ran and failed (bad output, crash)
@@ -31,6 +35,22 @@ class UnsupportedLanguage(InvalidInput):
         super().__init__(message)
         self.source = source
         self.target = target
+
+
+class UnsupportedMedia(InvalidInput):
+    """The file cannot be read, or its container/codec is not accepted."""
+
+
+class NoAudioTrack(InvalidInput):
+    """The media has no audio stream to transcribe."""
+
+
+class MediaTooLarge(InvalidInput):
+    """The media is over the size or duration limit."""
+
+
+class InvalidUrl(InvalidInput):
+    """A URL that is malformed, points at a refused address, or could not be fetched."""
 
 
 class EngineUnavailable(EngineError):
