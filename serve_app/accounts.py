@@ -173,10 +173,3 @@ class AccountStore:
         for token_id in tokens:
             await self.revoke_token(account, token_id)
         return len(tokens)
-
-    async def authenticate(self, token: str) -> Account | None:
-        """The account owning ``token``, or None when unknown or expired."""
-        if not token.startswith(TOKEN_PREFIX):
-            return None
-        account_id = await self.redis.get(keys.token(hash_token(token)))
-        return await self.get(account_id) if account_id else None

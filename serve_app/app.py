@@ -13,7 +13,9 @@ def build_app(args: dict[str, Any]) -> Application:
     """Build the whole Serve application from validated :class:`AppArgs`.
 
     Capability deployments are bound only when configured, so a profile that
-    omits one simply does not offer it (and the language list says so).
+    omits one simply does not offer it (and the language list says so). This
+    module is the composition root: the only place that imports the edge,
+    the deployments and the pipelines together.
     """
     from serve_app.ingress import Ingress
 
@@ -25,4 +27,11 @@ def build_app(args: dict[str, Any]) -> Application:
 
         handles["translator"] = Translator.bind(config.translator.model_dump())
         handles["localizer"] = Localizer.bind(handles["translator"])
+    if config.asr is not None and config.translator is not None:
+        from deployments.asr import ASR
+        from pipelines.runner import VideoWorker
+
+        handles["asr"] = ASR.bind(config.asr.model_dump())
+        worker_handles = {"asr": handles["asr"], "translator": handles["translator"]}
+        handles["video_worker"] = VideoWorker.bind(config.model_dump(), worker_handles)
     return Ingress.bind(config.model_dump(), handles)

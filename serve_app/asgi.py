@@ -9,10 +9,10 @@ from starlette.middleware import Middleware
 from serve_app.context import configure_logging
 from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
 from serve_app.responses import HANDLED, handle_exception
-from serve_app.routes import account, game, glossaries, languages, system, video
+from serve_app.routes import account, files, game, glossaries, languages, system, video
 from serve_app.services import Services
 
-ROUTE_MODULES = (languages, account, glossaries, game, video, system)
+ROUTE_MODULES = (languages, account, glossaries, game, video, files, system)
 
 
 def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:
@@ -28,4 +28,5 @@ def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starl
         exception_handlers={cls: handle_exception for cls in (Exception, HTTPException, *HANDLED)},
     )
     app.state.services = services
+    app.state.files = services.files
     return app

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from serve_app.accounts import Account
+from serve_app.accounts import TOKEN_PREFIX, Account, hash_token
 from serve_app.errors import ApiError, ErrorKind, group_for_path
+from serve_app.limits import RateLimiter
 from serve_app.services import Services
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="v1"'}
@@ -26,16 +27,18 @@ async def authenticate(request: Request) -> Account:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(ErrorKind.UNAUTHORIZED, "Authorization must use the Bearer scheme.", headers=_CHALLENGE)
-    services = services_of(request)
-    account = await services.accounts.authenticate(token.strip())
-    if account is None:
+    token = token.strip()
+    admission = await services_of(request).limiter.admit(hash_token(token)) if token.startswith(TOKEN_PREFIX) else None
+    if admission is None:
         raise ApiError(ErrorKind.UNAUTHORIZED, "Invalid, revoked or expired token.", headers=_CHALLENGE)
-    if account.disabled:
+    account = admission.account
+    if admission.disabled:
         raise ApiError(ErrorKind.FORBIDDEN, "This account is disabled.")
     group = group_for_path(request.url.path)
     if not account.allows(group.value):
         raise ApiError(ErrorKind.FORBIDDEN, f"This token has no access to the {group.value} endpoints.")
-    await services.limiter.enforce(account)
+    if not admission.rate.allowed:
+        raise RateLimiter.refuse(account, admission.rate)
     request.state.account = account
     return account
 

@@ -19,6 +19,7 @@ IDEMPOTENCY_TTL_S = 24 * 3600
 RATE_LIMIT_TTL_S = 3600  # refreshed on every request; covers any window we use
 QUOTA_COUNTER_TTL_S = 40 * 24 * 3600  # one calendar month plus margin
 JOB_STREAM_MAXLEN = 100_000
+SPEED_TTL_S = 30 * 24 * 3600
 
 
 def account(account_id: str) -> str:
@@ -82,3 +83,26 @@ def account_glossaries(account_id: str) -> str:
 
 def account_glossary_name(account_id: str, name: str) -> str:
     return f"{PREFIX}:acct-gloss-name:{account_id}:{name}"
+
+
+WEBHOOK_DELIVERY_TTL_S = 7 * 24 * 3600  # a callback delivery record stays readable a week
+
+
+def webhook_delivery(task_id: str) -> str:
+    """Hash: the callback delivery of one task (state, attempts, last status and error, next_at)."""
+    return f"{PREFIX}:hook:{task_id}"
+
+
+def webhook_due() -> str:
+    """Sorted set of task ids whose callback is waiting, scored by the time it is due."""
+    return f"{PREFIX}:hook-due"
+
+
+def webhook_sending() -> str:
+    """Sorted set of task ids being sent, scored by the sender's lease deadline."""
+    return f"{PREFIX}:hook-sending"
+
+
+def speed(kind: str) -> str:
+    """Measured processing speed of one job kind (see ``tasks.SpeedStats``)."""
+    return f"{PREFIX}:speed:{kind}"

@@ -15,7 +15,7 @@ import time
 from redis.asyncio import Redis
 
 from serve_app import keys
-from serve_app.accounts import QUOTA_METRICS, Account
+from serve_app.accounts import DEFAULT_BURST, DEFAULT_RATE_PER_MINUTE, QUOTA_METRICS, Account
 from serve_app.errors import ApiError, ErrorKind
 
 _GCRA = """
@@ -32,6 +32,33 @@ if excess > 0 then
 end
 redis.call('SET', KEYS[1], tostring(new_tat), 'EX', tonumber(ARGV[3]))
 return {1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
+"""
+
+# Token lookup, account read and the GCRA check in one round trip: this runs on
+# every authenticated request. Keys are derived inside the script (the account
+# id is only known after the token lookup), so it targets a single Redis node.
+_AUTHENTICATE = """
+local id = redis.call('GET', ARGV[1])
+if not id then return {} end
+local fields = redis.call('HGETALL', ARGV[2] .. id)
+if #fields == 0 then return {} end
+local acct = {}
+for i = 1, #fields, 2 do acct[fields[i]] = fields[i + 1] end
+if acct['disabled'] == '1' then return {fields, -1, '0', '0'} end
+local rate = math.max(tonumber(acct['rate_per_minute'] or ARGV[5]), 1)
+local burst = math.max(tonumber(acct['burst'] or ARGV[6]), 1)
+local interval = 60 / rate
+local capacity = interval * burst
+local key = ARGV[3] .. id
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local tat = tonumber(redis.call('GET', key) or now)
+if tat < now then tat = now end
+local new_tat = tat + interval
+local excess = new_tat - now - capacity
+if excess > 0 then return {fields, 0, tostring(excess), '0'} end
+redis.call('SET', key, tostring(new_tat), 'EX', tonumber(ARGV[4]))
+return {fields, 1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
 """
 
 _QUOTA = """
@@ -54,11 +81,51 @@ class RateDecision:
     remaining: int
 
 
+@dataclasses.dataclass(frozen=True)
+class Admission:
+    """Who a token belongs to and whether this request fits its rate limit."""
+
+    account: Account
+    disabled: bool
+    rate: RateDecision
+
+
 class RateLimiter:
     """GCRA limiter: ``rate_per_minute`` sustained, ``burst`` at once."""
 
     def __init__(self, redis: Redis) -> None:
         self._script = redis.register_script(_GCRA)
+        self._authenticate = redis.register_script(_AUTHENTICATE)
+
+    async def admit(self, token_hash: str) -> Admission | None:
+        """Token → account → rate decision in one Redis call; None for an unknown token."""
+        reply = await self._authenticate(
+            keys=[],
+            args=[
+                keys.token(token_hash),
+                keys.account(""),
+                keys.rate_limit(""),
+                keys.RATE_LIMIT_TTL_S,
+                DEFAULT_RATE_PER_MINUTE,
+                DEFAULT_BURST,
+            ],
+        )
+        if not reply:
+            return None
+        fields, allowed, excess, remaining = reply
+        account = Account.from_redis(dict(zip(fields[::2], fields[1::2])))
+        if int(allowed) < 0:
+            return Admission(account, True, RateDecision(False, 0.0, 0))
+        return Admission(account, False, RateDecision(bool(int(allowed)), float(excess), int(remaining)))
+
+    @staticmethod
+    def refuse(account: Account, decision: RateDecision) -> ApiError:
+        retry = max(1, math.ceil(decision.retry_after_s))
+        return ApiError(
+            ErrorKind.RATE_LIMITED,
+            f"Rate limit of {account.rate_per_minute} requests per minute exceeded; retry in {retry} s.",
+            headers={"Retry-After": str(retry)},
+        )
 
     async def check(self, account: Account) -> RateDecision:
         interval = 60.0 / max(account.rate_per_minute, 1)
@@ -71,12 +138,7 @@ class RateLimiter:
     async def enforce(self, account: Account) -> RateDecision:
         decision = await self.check(account)
         if not decision.allowed:
-            retry = max(1, math.ceil(decision.retry_after_s))
-            raise ApiError(
-                ErrorKind.RATE_LIMITED,
-                f"Rate limit of {account.rate_per_minute} requests per minute exceeded; retry in {retry} s.",
-                headers={"Retry-After": str(retry)},
-            )
+            raise self.refuse(account, decision)
         return decision
 
 

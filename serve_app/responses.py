@@ -37,6 +37,17 @@ def render(path: str, error: ApiError) -> JSONResponse:
     return JSONResponse(error_body(code, error.message, request_id, error.details), status_code=status, headers=headers)
 
 
+# Engine errors in the order they are tested: most specific first.
+_ENGINE_KINDS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
+    (engine_errors.UnsupportedLanguage, ErrorKind.UNSUPPORTED_LANGUAGE),
+    (engine_errors.NoAudioTrack, ErrorKind.NO_AUDIO_TRACK),
+    (engine_errors.MediaTooLarge, ErrorKind.PAYLOAD_TOO_LARGE),
+    (engine_errors.UnsupportedMedia, ErrorKind.UNSUPPORTED_VIDEO),
+    (engine_errors.InvalidUrl, ErrorKind.INVALID_URL),
+    (engine_errors.InvalidInput, ErrorKind.INVALID_PARAMETER),
+)
+
+
 def to_api_error(exc: BaseException) -> ApiError:
     """Map any exception to an ApiError, most specific first."""
     if isinstance(exc, ApiError):
@@ -45,10 +56,9 @@ def to_api_error(exc: BaseException) -> ApiError:
         return _from_http(exc)
     if isinstance(exc, pydantic.ValidationError):
         return validation_error(exc)
-    if isinstance(exc, engine_errors.UnsupportedLanguage):
-        return ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, str(exc))
-    if isinstance(exc, engine_errors.InvalidInput):
-        return ApiError(ErrorKind.INVALID_PARAMETER, str(exc))
+    for cls, kind in _ENGINE_KINDS:
+        if isinstance(exc, cls):
+            return ApiError(kind, str(exc))
     if isinstance(exc, (engine_errors.EngineUnavailable, BackPressureError)):
         return ApiError(ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": RETRY_AFTER_BUSY})
     log.error("unhandled %s: %s", type(exc).__name__, exc, exc_info=exc)

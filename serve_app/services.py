@@ -12,12 +12,15 @@ from typing import Any
 from redis.asyncio import Redis
 
 from deployments.capabilities import Capabilities
+from deployments.engines.net.urls import UrlPolicy
+from serve_app import storage
 from serve_app.accounts import AccountStore
 from serve_app.catalog import Catalog
+from serve_app.files import FileStore
 from serve_app.idempotency import IdempotencyStore
 from serve_app.limits import QuotaLedger, RateLimiter
 from serve_app.settings import AppArgs
-from serve_app.tasks import JobQueue, TaskStore
+from serve_app.tasks import JobQueue, SpeedStats, TaskStore
 
 log = logging.getLogger("mediatrans.services")
 
@@ -75,6 +78,9 @@ class Services:
     catalog: Catalog
     capabilities: CapabilityCache
     handles: Mapping[str, Any]
+    files: FileStore
+    url_policy: UrlPolicy
+    speed: SpeedStats
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:
@@ -91,4 +97,7 @@ class Services:
             catalog=Catalog.load(),
             capabilities=CapabilityCache(probes, args.capabilities_refresh_s),
             handles=handles,
+            files=storage.file_store(args),
+            url_policy=storage.url_policy(args),
+            speed=SpeedStats(redis),
         )

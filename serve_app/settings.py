@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 MiB = 1 << 20
+
+#: Relative paths in the config (work dir, files, models) are relative to the project root,
+#: whatever directory a Ray worker process happens to run in.
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def project_path(value: str) -> str:
+    path = Path(value).expanduser()
+    return str(path if path.is_absolute() else PROJECT_ROOT / path)
+
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6390/0"
 
@@ -44,6 +55,71 @@ class BodyLimits(BaseModel):
         return self.json_bytes
 
 
+class AsrArgs(EngineSpec):
+    """The ASR engine and how long audio is chunked (Ray Data) for it.
+
+    A relative ``options.model_dir`` is taken from the project root.
+    """
+
+    @field_validator("options")
+    @classmethod
+    def _model_dir(cls, options: dict[str, Any]) -> dict[str, Any]:
+        if "model_dir" in options:
+            options = {**options, "model_dir": project_path(str(options["model_dir"]))}
+        return options
+
+    target_chunk_s: float = Field(120.0, gt=0)
+    max_chunk_s: float = Field(150.0, gt=0)
+    chunk_concurrency: int = Field(2, ge=1)
+
+
+class WorkerArgs(BaseModel):
+    """The VideoWorker deployment (job runner)."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+    work_dir: str = Field(default_factory=lambda: os.environ.get("MEDIATRANS_WORK_DIR", "var/work"))
+
+    @field_validator("work_dir")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        return project_path(value)
+
+    max_concurrent_jobs: int = Field(1, ge=1)
+    heartbeat_s: float = Field(10.0, gt=0)
+    reclaim_after_s: float = Field(60.0, gt=0, description="A job silent this long is taken over by another worker.")
+    max_deliveries: int = Field(3, ge=1)
+    fetch_timeout_s: float = Field(600.0, gt=0)
+    step_timeout_s: float = Field(3 * 3600.0, gt=0)
+
+
+class UrlPolicyArgs(BaseModel):
+    """Which URLs the service fetches (video_url) or calls (callback_url)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    allow_private: bool = Field(False, description="Allow loopback/private addresses (tests, closed networks only).")
+    allowed_hosts: list[str] = Field(default_factory=list, description="Host names allowed even when private.")
+
+
+class StorageArgs(BaseModel):
+    """Where outputs and uploads live, and how download links are signed."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+    backend: str = Field("local", pattern="^(local|s3)$")
+    root_dir: str = Field(default_factory=lambda: os.environ.get("MEDIATRANS_FILES_DIR", "var/files"))
+
+    @field_validator("root_dir")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        return project_path(value)
+
+    link_ttl_s: int = Field(24 * 3600, gt=0)
+    secret: str = Field(default_factory=lambda: os.environ.get("MEDIATRANS_LINK_SECRET", ""))
+    s3: dict[str, Any] = Field(default_factory=dict, description="endpoint_url, bucket, region, access_key, secret_key, prefix")
+
+
 class AppArgs(BaseModel):
     """Everything the ingress needs; YAML supplies it, env fills secrets.
 
@@ -64,4 +140,8 @@ class AppArgs(BaseModel):
     handle_timeout_s: float = Field(60.0, gt=0)
     body_limits: BodyLimits = Field(default_factory=BodyLimits)
     translator: TranslatorArgs | None = None
+    asr: AsrArgs | None = None
+    worker: WorkerArgs = Field(default_factory=WorkerArgs)
+    url_policy: UrlPolicyArgs = Field(default_factory=UrlPolicyArgs)
+    storage: StorageArgs = Field(default_factory=StorageArgs)
     log_level: str = "INFO"

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from typing import Any
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from serve_app.accounts import Account
 from serve_app.auth import authenticate, require_owner, services_of
+from serve_app.context import request_id_var
 from serve_app.errors import ApiError, ErrorKind
+from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
-from serve_app.schemas.video import TaskRecord
+from serve_app.schemas.video import SubmitResponse, TaskRecord, VideoTranslateParams
+from serve_app.services import Services
+from serve_app.tasks import iso
+from serve_app.uploads import FormBody, read_form
+from serve_app.video_submit import Submission, discard, upload_dir, validate_submission, video_minutes
 
 GET_DOC = RouteDoc(
     summary="Read a video translation task",
@@ -29,4 +38,86 @@ async def get_task(request: Request) -> JSONResponse:
     return JSONResponse(task.public())
 
 
-ROUTES = [get_task]
+SUBMIT_DOC = RouteDoc(
+    summary="Submit a video translation task",
+    description=(
+        "multipart/form-data with exactly one of `file` (max 500 MB, 3 h) and `video_url`, plus the parameters of "
+        "contract 4.1. Uploads are validated at once; a `video_url` is fetched by a worker. Returns the queued task."
+    ),
+    body=VideoTranslateParams,
+    body_content_type="multipart/form-data",
+    response=SubmitResponse,
+    errors=(
+        ErrorKind.INVALID_PARAMETER,
+        ErrorKind.UNSUPPORTED_VIDEO,
+        ErrorKind.PAYLOAD_TOO_LARGE,
+        ErrorKind.NO_AUDIO_TRACK,
+        ErrorKind.UNSUPPORTED_LANGUAGE,
+        ErrorKind.INVALID_URL,
+        ErrorKind.GLOSSARY_NOT_FOUND,
+        ErrorKind.UNSUPPORTED_MEDIA_TYPE,
+        ErrorKind.FORBIDDEN,
+        ErrorKind.QUOTA_EXCEEDED,
+        ErrorKind.RATE_LIMITED,
+        ErrorKind.IDEMPOTENCY_CONFLICT,
+        ErrorKind.UNAVAILABLE,
+    ),
+    tag="video",
+    idempotent_create=True,
+)
+
+
+@api_route("/v1/video/translate", "POST", SUBMIT_DOC)
+async def submit_task(request: Request) -> Response:
+    account = await authenticate(request)
+    services = services_of(request)
+    staging = upload_dir(services)
+    try:
+        form = await read_form(request, staging)
+        submission = await validate_submission(services, account, form)
+
+        async def create() -> Response:
+            return await _create_task(services, account, form, submission)
+
+        key = fingerprint("POST", request.url.path, submission.fingerprint)
+        return await services.idempotency.run(request, account.id, key, create)
+    finally:
+        discard(staging)
+
+
+async def _create_task(services: Services, account: Account, form: FormBody, submission: Submission) -> Response:
+    charges = [("video_tasks", 1), ("video_minutes", video_minutes(submission.media_seconds))]
+    charged: list[tuple[str, int]] = []
+    try:
+        for metric, amount in charges:
+            if amount:
+                await services.quotas.consume(account, metric, amount)
+                charged.append((metric, amount))
+        source = await _store_source(services, form, submission)
+        kind = "burn" if submission.params["output_format"] in ("burned_video", "all") else "subtitles"
+        estimate = await services.speed.estimate(kind, submission.media_seconds)
+        params = {**submission.params, "source": source}
+        task = await services.tasks.create(account.id, params, request_id=request_id_var.get(), estimated_seconds=estimate)
+        await services.jobs.enqueue(task.task_id)
+    except BaseException:
+        for metric, amount in charged:
+            await services.quotas.refund(account, metric, amount)
+        raise
+    body = {
+        "task_id": task.task_id,
+        "status": task.status.value,
+        "created_at": iso(task.created_at),
+        "estimated_seconds": estimate,
+    }
+    return JSONResponse(body)
+
+
+async def _store_source(services: Services, form: FormBody, submission: Submission) -> dict[str, Any]:
+    if form.file is None:
+        return {"kind": "url", "url": submission.params["video_url"]}
+    upload_id = form.file.path.parent.name
+    stored = await services.files.put(upload_id, form.file.path.name, form.file.path, form.file.content_type)
+    return {"kind": "upload", "key": stored.key, "filename": form.file.filename, "size": form.file.size}
+
+
+ROUTES = [submit_task, get_task]

@@ -12,7 +12,7 @@ from deployments.engines.registry import ENGINES
 from serve_app.settings import AppArgs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer"}
+OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "VideoWorker"}
 
 
 @pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])

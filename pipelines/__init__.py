@@ -1,0 +1,1 @@
+"""The video translation pipeline: pure steps plus Ray Data chunking and the job runner."""

@@ -1,0 +1,79 @@
+"""Long audio → chunks cut at silences → parallel transcription with Ray Data → one transcript.
+
+Chunks travel as rows of a Ray Data dataset; a small actor pool (``concurrency``)
+forwards each chunk to the ASR deployment, which autoscales and does the
+decoding. Every chunk is transcribed with the chunk's start as ``offset``, so
+timestamps land on the file's timeline, and :func:`merge_transcripts` joins
+them so no word at a seam is lost or doubled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from deployments.engines.asr.audio import SAMPLE_RATE, ChunkingOptions, merge_transcripts, split_at_silences
+from deployments.engines.asr.types import Transcript
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkedAsrOptions:
+    """How a long recording is split and fanned out.
+
+    Attributes:
+        target_chunk_s / max_chunk_s: chunk length target and hard maximum.
+        concurrency: chunks in flight at once (ASR replicas can take them).
+        app_name / deployment: where the ASR deployment lives.
+    """
+
+    target_chunk_s: float = 120.0
+    max_chunk_s: float = 150.0
+    concurrency: int = 2
+    app_name: str = "mediatrans"
+    deployment: str = "ASR"
+
+
+class _ChunkTranscriber:
+    """Ray Data actor: sends one chunk to the ASR deployment and returns its transcript."""
+
+    def __init__(self, app_name: str, deployment: str, language: str | None) -> None:
+        from ray import serve
+
+        self.handle = serve.get_deployment_handle(deployment, app_name=app_name)
+        self.language = language
+
+    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
+        audio = np.asarray(row["audio"], dtype=np.float32)
+        transcript = self.handle.transcribe.remote(audio, self.language, float(row["offset"])).result()
+        return {"index": row["index"], "transcript": pickle.dumps(transcript)}
+
+
+def transcribe_long(
+    audio: np.ndarray,
+    *,
+    language: str | None,
+    offset: float = 0.0,
+    options: ChunkedAsrOptions = ChunkedAsrOptions(),
+    on_chunk: Callable[[int, int], None] | None = None,
+) -> Transcript:
+    """Transcribe ``audio`` (16 kHz mono) whose first sample is at ``offset`` seconds."""
+    import ray.data
+
+    chunks = split_at_silences(audio, options=ChunkingOptions(options.target_chunk_s, options.max_chunk_s))
+    rows = [{"index": i, "offset": offset + c.start, "audio": c.slice(audio, SAMPLE_RATE)} for i, c in enumerate(chunks)]
+    dataset = ray.data.from_items(rows, override_num_blocks=len(rows)).map(
+        _ChunkTranscriber,
+        fn_constructor_kwargs={"app_name": options.app_name, "deployment": options.deployment, "language": language},
+        concurrency=max(1, min(options.concurrency, len(rows))),
+        num_cpus=0.05,
+    )
+    parts: list[Transcript] = []
+    for row in dataset.iter_rows():
+        parts.append(pickle.loads(row["transcript"]))
+        if on_chunk is not None:
+            on_chunk(len(parts), len(rows))
+    return merge_transcripts(sorted(parts, key=lambda t: t.offset))

@@ -1,0 +1,80 @@
+"""``GET /v1/files/{key}``: task output files behind signed, expiring links.
+
+The signature in the query string is the credential, so no Authorization
+header is needed: a customer can hand a subtitle link to a player as is.
+Expired and forged links both answer 410 ``LINK_EXPIRED`` (one status, one
+remedy: get the task again) with messages that tell the two apart; a signed
+link whose file is gone answers 404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+
+from serve_app.errors import ApiError, ErrorKind
+from serve_app.files import LinkExpired, LinkForged, ServedFileStore, StoredFile
+from serve_app.routing import RouteDoc, api_route
+from serve_app.tasks import iso
+
+
+class FileLinkQuery(BaseModel):
+    """Query of a download link, exactly as the service issued it."""
+
+    expires: str = Field(description="Unix time (seconds) at which the link stops working")
+    sig: str = Field(description="Link signature (base64url HMAC-SHA256)")
+
+
+DOC = RouteDoc(
+    summary="Download a task output file",
+    description="No authentication: the signed link is the credential. Links expire 24 h after the file was created.",
+    auth=False,
+    query=FileLinkQuery,
+    errors=(ErrorKind.LINK_EXPIRED, ErrorKind.NOT_FOUND),
+    tag="video",
+)
+
+
+@api_route("/v1/files/{key:path}", "GET", DOC)
+async def download_file(request: Request) -> Response:
+    store = _store(request)
+    key = request.path_params["key"]
+    expires = _check_link(store, key, request.query_params)
+    try:
+        path, meta = await asyncio.to_thread(_locate, store, key)
+    except (FileNotFoundError, ValueError) as exc:
+        raise ApiError(ErrorKind.NOT_FOUND, "This file is no longer available.") from exc
+    headers = {"Cache-Control": f"private, max-age={expires}", "X-Content-Type-Options": "nosniff"}
+    return FileResponse(path, media_type=meta.content_type, filename=meta.name, headers=headers)
+
+
+def _store(request: Request) -> ServedFileStore:
+    store = getattr(request.app.state, "files", None)
+    if not isinstance(store, ServedFileStore):  # outputs live in object storage, links point there
+        raise ApiError(ErrorKind.ROUTE_NOT_FOUND, "This deployment does not serve files; use the link in the task result.")
+    return store
+
+
+def _check_link(store: ServedFileStore, key: str, query: Mapping[str, str]) -> int:
+    """Seconds the link stays valid; LINK_EXPIRED when it is expired or not authentic."""
+    try:
+        store.verify(key, query.get("expires", ""), query.get("sig", ""))
+    except LinkExpired as exc:
+        when = iso(int(query["expires"]))
+        raise ApiError(ErrorKind.LINK_EXPIRED, f"This download link expired at {when}; output files are kept 24 hours.") from exc
+    except LinkForged as exc:
+        raise ApiError(ErrorKind.LINK_EXPIRED, "This download link is not valid; use the link from the task result.") from exc
+    return max(0, int(query["expires"]) - int(time.time()))
+
+
+def _locate(store: ServedFileStore, key: str) -> tuple[Path, StoredFile]:
+    return store.open_path(key), store.describe(key)
+
+
+ROUTES = [download_file]

@@ -1,0 +1,152 @@
+"""Validation and creation of video translation tasks (``POST /v1/video/translate``).
+
+Uploads are validated synchronously (ffprobe), so an unreadable file, a video
+without audio or one over 3 hours is refused with the contract's 400 codes
+before a task exists. ``video_url`` sources are checked against the URL policy
+here and fetched by the worker, whose failures land in the task's ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from deployments.engines.errors import InvalidInput, InvalidUrl
+from deployments.engines.media.probe import MediaInfo, probe, validate
+from deployments.engines.net.urls import check_url
+from serve_app.accounts import Account
+from serve_app.catalog import UnknownLanguage
+from serve_app.errors import ApiError, ErrorKind
+from serve_app.glossaries import GlossaryStore
+from serve_app.responses import to_api_error, validation_error
+from serve_app.schemas.video import VideoTranslateParams
+from serve_app.services import Services
+from serve_app.uploads import FormBody, UploadedFile
+
+
+@dataclasses.dataclass(frozen=True)
+class Submission:
+    """A validated request, ready to become a task."""
+
+    params: dict[str, Any]
+    media_seconds: float | None
+    fingerprint: dict[str, Any]
+
+
+def parse_params(form: FormBody) -> VideoTranslateParams:
+    try:
+        return VideoTranslateParams.model_validate(form.fields)
+    except pydantic.ValidationError as exc:
+        raise validation_error(exc) from None
+
+
+async def validate_submission(services: Services, account: Account, form: FormBody) -> Submission:
+    params = parse_params(form)
+    _check_source(params, form.file)
+    _check_features(params)
+    target, source = _languages(services, params)
+    await _check_pair(services, source, target)
+    for field in ("video_url", "callback_url"):
+        if getattr(params, field):
+            await _check_url(services, field, getattr(params, field))
+    glossary = await _glossary(services, account, params.glossary_id, source, target)
+    info = await _probe_upload(form.file) if form.file else None
+    normalized = {**params.model_dump(), "target_lang": target, "source_lang": source, "glossary": glossary}
+    fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None}
+    return Submission(normalized, info.duration if info else None, fingerprint)
+
+
+def _check_source(params: VideoTranslateParams, file: UploadedFile | None) -> None:
+    if (file is None) == (params.video_url is None):
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "Give exactly one of file and video_url.")
+    if file is not None and file.size == 0:
+        raise ApiError(ErrorKind.UNSUPPORTED_VIDEO, "The uploaded file is empty.")
+
+
+def _check_features(params: VideoTranslateParams) -> None:
+    """Features this deployment does not run are refused rather than silently ignored."""
+    if params.enable_dubbing:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: AI dubbing is not available on this service.")
+    if params.enable_diarization:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_diarization: speaker diarization is not available on this service.")
+
+
+def _languages(services: Services, params: VideoTranslateParams) -> tuple[str, str | None]:
+    catalog = services.catalog
+    try:
+        target = catalog.canonical(params.target_lang)
+    except UnknownLanguage:
+        raise ApiError(
+            ErrorKind.UNSUPPORTED_LANGUAGE, f"target_lang {params.target_lang!r} is not a supported language code."
+        ) from None
+    if params.source_lang is None:
+        return target, None
+    try:
+        return target, catalog.primary(params.source_lang)
+    except UnknownLanguage:
+        raise ApiError(
+            ErrorKind.UNSUPPORTED_LANGUAGE, f"source_lang {params.source_lang!r} is not a supported language code."
+        ) from None
+
+
+async def _check_pair(services: Services, source: str | None, target: str) -> None:
+    caps = await services.capabilities.get()
+    if source is not None and source not in caps.speech_languages:
+        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Speech recognition of {source} is not available on this service.")
+    if source is not None and source != target.split("-")[0] and (source, target) not in caps.translation_pairs:
+        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Translation {source} → {target} is not available on this service.")
+    if source is None and not any(t == target for _s, t in caps.translation_pairs):
+        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"No language can be translated into {target} on this service.")
+
+
+async def _check_url(services: Services, field: str, url: str) -> None:
+    try:
+        await asyncio.to_thread(check_url, url, services.url_policy)
+    except InvalidUrl as exc:
+        raise ApiError(ErrorKind.INVALID_URL, f"{field}: {exc}") from None
+
+
+async def _glossary(
+    services: Services, account: Account, glossary_id: str | None, source: str | None, target: str
+) -> dict[str, Any] | None:
+    """A snapshot of the glossary: later edits do not change a submitted task."""
+    if glossary_id is None:
+        return None
+    record = await GlossaryStore(services.redis).get(glossary_id)
+    if record is None or record["account_id"] != account.id:
+        raise ApiError(ErrorKind.GLOSSARY_NOT_FOUND, f"Glossary {glossary_id!r} does not exist or belongs to another account.")
+    covers = record["target_lang"] in (target, target.split("-")[0])
+    if not covers or (source is not None and record["source_lang"] != source):
+        raise ApiError(
+            ErrorKind.GLOSSARY_NOT_FOUND,
+            f"Glossary {glossary_id!r} is for {record['source_lang']} → {record['target_lang']}, not this task's languages.",
+        )
+    return {k: record[k] for k in ("glossary_id", "source_lang", "target_lang", "entries", "case_sensitive")}
+
+
+async def _probe_upload(file: UploadedFile) -> MediaInfo:
+    try:
+        info = await asyncio.to_thread(probe, file.path, filename_hint=file.filename)
+        validate(info)
+    except InvalidInput as exc:
+        raise to_api_error(exc) from None
+    return info
+
+
+def upload_dir(services: Services) -> Path:
+    return Path(services.args.worker.work_dir) / "uploads" / uuid.uuid4().hex
+
+
+def discard(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def video_minutes(seconds: float | None) -> int:
+    return max(1, math.ceil(seconds / 60)) if seconds else 0

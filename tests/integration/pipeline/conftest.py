@@ -1,0 +1,85 @@
+"""The video pipeline wired in-process to real engines (Whisper, apertium, ffmpeg), without Serve."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from deployments.engines.asr.audio import merge_transcripts, split_at_silences
+from deployments.engines.asr.types import Transcript
+from deployments.engines.asr.whisper import WhisperEngine
+from deployments.engines.translation.apertium import ApertiumEngine
+from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from deployments.engines.translation.glossary import Glossary
+from deployments.engines.translation.safe import SafeTranslator
+from pipelines.video_translation import PipelineDeps
+from serve_app.files import LocalFileStore
+
+MODELS = Path(__file__).resolve().parents[3] / "models"
+
+
+@pytest.fixture(scope="session")
+def whisper() -> WhisperEngine:
+    model_dir = MODELS / "whisper-base"
+    assert (model_dir / "model.bin").is_file(), "run `make setup` to assemble models/"
+    engine = WhisperEngine(model_dir=str(model_dir), cpu_threads=2, batch_size=8)
+    engine.start()
+    return engine
+
+
+@pytest.fixture(scope="session")
+def translator() -> SafeTranslator:
+    engine = ApertiumEngine()
+    engine.start()
+    return SafeTranslator(engine)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> LocalFileStore:
+    return LocalFileStore(tmp_path / "files", "http://files.test", b"0123456789abcdef0123456789abcdef")
+
+
+def local_deps(whisper: WhisperEngine, translator: SafeTranslator, store: LocalFileStore, chunk_s: float = 20.0) -> PipelineDeps:
+    """Same contract as production wiring; chunks run one after another here."""
+
+    async def obtain(source: dict[str, Any], workdir: Path) -> Path:
+        return Path(source["path"])
+
+    async def detect(audio: np.ndarray) -> tuple[str, float]:
+        return await asyncio.to_thread(whisper.detect_language, audio)
+
+    async def transcribe(audio: np.ndarray, language: str, offset: float, report: Callable[[float], None]) -> Transcript:
+        chunks = split_at_silences(audio, chunk_s, chunk_s * 1.25)
+        parts = []
+        for i, chunk in enumerate(chunks):
+            parts.append(await asyncio.to_thread(whisper.transcribe, chunk.slice(audio), language, offset + chunk.start))
+            report((i + 1) / len(chunks))
+        return merge_transcripts(parts)
+
+    async def translate(request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:
+        return await asyncio.to_thread(translator.translate, request, glossary)
+
+    async def pairs() -> frozenset[tuple[str, str]]:
+        return translator.pairs()
+
+    async def publish(path: Path, name: str, content_type: str) -> str:
+        stored = await store.put("task", name, path, content_type)
+        return store.url(stored.key, time.time() + 3600)
+
+    return PipelineDeps(obtain, detect, transcribe, translate, pairs, publish, timeout_s=300)
+
+
+class Recorder:
+    """Progress sink that keeps every update."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, int, int]] = []
+
+    async def __call__(self, stage: str, percent: int, remaining: int) -> None:
+        self.updates.append((stage, percent, remaining))
