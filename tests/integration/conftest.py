@@ -16,14 +16,28 @@ from tests.support.services import free_port, wait_http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 
+MODELS = ROOT / "models"
+
 APP_ARGS: dict[str, Any] = {
     "max_inflight_requests": 64,
     "translator": {"engine": "apertium"},
+    "asr": {
+        "engine": "faster-whisper",
+        "options": {"model_dir": str(MODELS / "whisper-base"), "cpu_threads": 2, "batch_size": 8},
+        "target_chunk_s": 20,
+        "max_chunk_s": 25,
+        "chunk_concurrency": 1,
+    },
+    "worker": {"reclaim_after_s": 5, "heartbeat_s": 1},
+    # Test servers listen on loopback under the name "localhost": only that name is trusted,
+    # so 127.0.0.1 and private addresses are still refused as in production.
+    "url_policy": {"allowed_hosts": ["localhost"]},
+    "body_limits": {"video_upload_bytes": 8 << 20},
 }
 
 
 @pytest.fixture(scope="session")
-def serve_base_url(redis_url: str) -> Iterator[str]:
+def serve_base_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import ray
     from ray import serve
 
@@ -35,7 +49,15 @@ def serve_base_url(redis_url: str) -> Iterator[str]:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         serve.start(http_options={"host": "127.0.0.1", "port": port})
-        serve.run(build_app({**APP_ARGS, "redis_url": redis_url}), name="mediatrans", route_prefix="/")
+        work = tmp_path_factory.mktemp("serve")
+        args = {
+            **APP_ARGS,
+            "redis_url": redis_url,
+            "public_base_url": f"http://127.0.0.1:{port}",
+            "worker": {**APP_ARGS["worker"], "work_dir": str(work / "work")},
+            "storage": {"root_dir": str(work / "files")},
+        }
+        serve.run(build_app(args), name="mediatrans", route_prefix="/")
         base = f"http://127.0.0.1:{port}"
         wait_http_ok(f"{base}/readyz", timeout_s=180)
         yield base

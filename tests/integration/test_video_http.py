@@ -1,0 +1,204 @@
+"""Video translation end to end through the real Serve app: submit, poll, download, callbacks."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import io
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pysubs2
+import pytest
+import srt
+import webvtt
+
+from tests.integration.conftest import Accounts
+from tests.integration.test_platform_http import assert_error
+from tests.support.http_server import loopback_server
+from tests.support.media import make_video, not_a_video, silent_video
+
+pytestmark = [pytest.mark.serve, pytest.mark.models]
+
+SPEECH = "The weather is nice today. We walk to the market and buy fresh bread and apples."
+URL = "/v1/video/translate"
+
+
+@pytest.fixture(scope="module")
+def media_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("videos")
+
+
+@pytest.fixture(scope="module")
+def talk(media_dir: Path) -> Path:
+    return make_video(media_dir / "talk.mp4", container="mp4", speech_text=SPEECH)
+
+
+def submit(client: httpx.Client, headers: dict[str, str], video: Path | None = None, **fields: object) -> httpx.Response:
+    data = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in fields.items()}
+    files = {"file": (video.name, video.read_bytes(), "application/octet-stream")} if video else None
+    return client.post(URL, data=data, files=files, headers=headers)
+
+
+def wait_done(client: httpx.Client, headers: dict[str, str], task_id: str, timeout_s: float = 180) -> dict:
+    deadline = time.monotonic() + timeout_s
+    seen_progress: list[int] = []
+    while time.monotonic() < deadline:
+        task = client.get(f"/v1/video/task/{task_id}", headers=headers).json()
+        seen_progress.append(task["progress"])
+        if task["status"] in ("completed", "failed", "expired"):
+            assert seen_progress == sorted(seen_progress), "progress went back"
+            return task
+        assert task["status"] in ("queued", "processing")
+        if task["status"] == "processing":
+            assert task["stage"] in ("validating", "extracting", "recognizing", "translating", "synthesizing", "packaging")
+            assert isinstance(task["estimated_seconds"], int)
+        time.sleep(0.5)
+    raise AssertionError(f"task {task_id} not finished after {timeout_s}s")
+
+
+def download(client: httpx.Client, url: str) -> bytes:
+    response = client.get(url)  # no Authorization: the signed link is the credential
+    assert response.status_code == 200, response.text
+    return response.content
+
+
+def test_upload_to_srt(client: httpx.Client, auth: dict[str, str], talk: Path) -> None:
+    response = submit(client, auth, talk, target_lang="es")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "queued" and body["estimated_seconds"] >= 1 and body["created_at"].endswith("Z")
+    task = wait_done(client, auth, body["task_id"])
+    assert task["status"] == "completed", task
+    assert task["progress"] == 100 and "completed_at" in task and "stage" not in task
+    result = task["result"]
+    assert result["source_lang"] == "en" and result["char_count"] > 20 and 5 < result["duration"] < 15
+    cues = list(srt.parse(download(client, result["subtitle_url"]).decode()))
+    assert cues and any(w in " ".join(c.content for c in cues).lower() for w in ("pan", "mercado", "manzanas", "tiempo"))
+
+
+@pytest.mark.parametrize("output_format", ["vtt", "ass", "burned_video", "all"])
+def test_output_formats(client: httpx.Client, auth: dict[str, str], talk: Path, output_format: str) -> None:
+    task_id = submit(client, auth, talk, target_lang="es", source_lang="en", output_format=output_format, bilingual=True).json()["task_id"]
+    result = wait_done(client, auth, task_id)["result"]
+    if output_format == "vtt":
+        captions = list(webvtt.from_buffer(io.StringIO(download(client, result["subtitle_url"]).decode())))
+        assert captions and "weather" in " ".join(c.text for c in captions).lower()
+    elif output_format == "ass":
+        ass = pysubs2.SSAFile.from_string(download(client, result["subtitle_url"]).decode())
+        assert ass.events and ass.info["PlayResX"] == "320"
+    elif output_format == "burned_video":
+        assert "subtitle_url" not in result
+        assert download(client, result["video_url"])[4:8] == b"ftyp"
+    else:
+        assert set(result["files"]) == {"srt", "vtt", "ass", "burned_video"}
+        for url in result["files"].values():
+            assert download(client, url)
+
+
+@pytest.mark.parametrize(("container", "codec"), [("mov", None), ("mkv", None), ("avi", None), ("webm", None), ("flv", None), ("wmv", None)])
+def test_every_container(client: httpx.Client, auth: dict[str, str], media_dir: Path, container: str, codec: str | None) -> None:
+    video = make_video(media_dir / f"clip.{container}", container=container, codec=codec, speech_text="Hello and welcome to the show.")
+    response = submit(client, auth, video, target_lang="es", source_lang="en")
+    assert response.status_code == 200, response.text
+    task = wait_done(client, auth, response.json()["task_id"])
+    assert task["status"] == "completed", task
+    assert srt.parse(download(client, task["result"]["subtitle_url"]).decode())
+
+
+def test_video_url_and_signed_callback(client: httpx.Client, accounts: Accounts, talk: Path, media_dir: Path) -> None:
+    account, token = accounts.create()
+    headers = {"Authorization": f"Bearer {token}"}
+    (media_dir / "served").mkdir(exist_ok=True)
+    (media_dir / "served" / "talk.mp4").write_bytes(talk.read_bytes())
+    with loopback_server(media_dir / "served") as server:
+        callback = server.url("/hook?task=1")
+        response = submit(client, headers, video_url=server.url("/files/talk.mp4"), target_lang="es", callback_url=callback)
+        assert response.status_code == 200, response.text
+        task = wait_done(client, headers, response.json()["task_id"])
+        assert task["status"] == "completed", task
+        assert server.event.wait(30), "no callback arrived"
+        hook = server.received[0]
+        expected = "sha256=" + hmac.new(account.signing_secret.encode(), callback.encode(), hashlib.sha256).hexdigest()
+        assert hook.headers["X-Signature"] == expected
+        assert hook.headers["Content-Type"].startswith("application/json")
+        payload = hook.json()
+        assert payload["task_id"] == task["task_id"] and payload["status"] == "completed"
+        assert payload["result"]["subtitle_url"] == task["result"]["subtitle_url"]
+
+        missing = submit(client, headers, video_url=server.url("/files/nope.mp4"), target_lang="es", callback_url=callback)
+        failed = wait_done(client, headers, missing.json()["task_id"])
+        assert failed["status"] == "failed" and failed["error"]["code"] == "INVALID_URL"
+        deadline = time.monotonic() + 30
+        while len(server.received) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert server.received[1].json() == {"task_id": failed["task_id"], "status": "failed", "error": failed["error"]}
+
+
+def test_submission_errors(client: httpx.Client, auth: dict[str, str], talk: Path, media_dir: Path, accounts: Accounts) -> None:
+    assert_error(submit(client, {}, talk, target_lang="es"), 401, "UNAUTHORIZED")
+    assert_error(submit(client, auth, talk), 400, "INVALID_PARAMETER")
+    assert_error(submit(client, auth, None, target_lang="es"), 400, "INVALID_PARAMETER")
+    assert_error(submit(client, auth, talk, target_lang="es", video_url="https://example.com/a.mp4"), 400, "INVALID_PARAMETER")
+    assert_error(submit(client, auth, talk, target_lang="xx"), 400, "INVALID_LANG_CODE")
+    assert_error(submit(client, auth, talk, target_lang="es", source_lang="zz"), 400, "INVALID_LANG_CODE")
+    assert_error(submit(client, auth, talk, target_lang="auto"), 400, "INVALID_LANG_CODE")
+    assert_error(submit(client, auth, talk, target_lang="ja", source_lang="en"), 400, "INVALID_LANG_CODE")
+    for field, value in [
+        ("subtitle_outline_width", 4.5),
+        ("subtitle_max_duration", 11),
+        ("subtitle_max_duration", 1.9),
+        ("dubbing_speed", 2.5),
+        ("dubbing_bg_music", -0.1),
+        ("subtitle_color", "white"),
+        ("subtitle_position", "left"),
+        ("output_format", "mp3"),
+        ("max_subtitle_length", 5),
+        ("start_time", -1),
+        ("unknown_field", 1),
+        ("enable_dubbing", True),
+    ]:
+        assert_error(submit(client, auth, talk, target_lang="es", **{field: value}), 400, "INVALID_PARAMETER")
+    assert_error(submit(client, auth, talk, target_lang="es", start_time=5, end_time=4), 400, "INVALID_PARAMETER")
+    assert_error(submit(client, auth, silent_video(media_dir / "silent.mp4"), target_lang="es"), 400, "NO_AUDIO_TRACK")
+    assert_error(submit(client, auth, not_a_video(media_dir / "notes.mp4"), target_lang="es"), 400, "UNSUPPORTED_VIDEO")
+    assert_error(submit(client, auth, talk, target_lang="es", glossary_id="gl_missing"), 400, "GLOSSARY_NOT_FOUND")
+    for url in ("ftp://example.com/a.mp4", "http://127.0.0.1:9/a.mp4", "http://10.1.2.3/a.mp4", "http://[::1]/a.mp4", "not a url"):
+        assert_error(submit(client, auth, None, target_lang="es", video_url=url), 400, "INVALID_URL")
+    assert_error(submit(client, auth, talk, target_lang="es", callback_url="http://169.254.169.254/latest"), 400, "INVALID_URL")
+    assert_error(client.post(URL, json={"target_lang": "es"}, headers=auth), 415, "UNSUPPORTED_MEDIA_TYPE")
+    big = media_dir / "big.bin"
+    big.write_bytes(b"\0" * (9 << 20))
+    assert_error(submit(client, auth, big, target_lang="es"), 400, "VIDEO_TOO_LARGE")
+
+
+def test_over_three_hours(client: httpx.Client, auth: dict[str, str], media_dir: Path) -> None:
+    long = media_dir / "long.mkv"
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "anullsrc=r=8000:cl=mono", "-t", "10900", "-c:a", "flac", str(long)],
+        check=True,
+        timeout=120,
+    )
+    assert_error(submit(client, auth, long, target_lang="es"), 400, "VIDEO_TOO_LARGE")
+
+
+def test_quota_and_idempotency(client: httpx.Client, accounts: Accounts, talk: Path) -> None:
+    _account, token = accounts.create(quotas={"video_tasks": 1})
+    headers = {"Authorization": f"Bearer {token}"}
+    first = submit(client, {**headers, "Idempotency-Key": "v-1"}, talk, target_lang="es")
+    again = submit(client, {**headers, "Idempotency-Key": "v-1"}, talk, target_lang="es")
+    assert first.status_code == 200 and again.json() == first.json()
+    assert_error(submit(client, headers, talk, target_lang="es"), 402, "QUOTA_EXCEEDED")
+    assert_error(submit(client, {**headers, "Idempotency-Key": "v-1"}, talk, target_lang="fr"), 409, "IDEMPOTENCY_KEY_REUSED")
+    wait_done(client, headers, first.json()["task_id"])
+
+
+def test_forged_and_expired_links(client: httpx.Client, auth: dict[str, str], talk: Path) -> None:
+    task = wait_done(client, auth, submit(client, auth, talk, target_lang="es", source_lang="en").json()["task_id"])
+    url = httpx.URL(task["result"]["subtitle_url"])
+    forged = url.copy_set_param("sig", "A" * 43)
+    assert_error(client.get(str(forged)), 410, "LINK_EXPIRED")
+    expired = url.copy_set_param("expires", str(int(time.time()) - 10))
+    assert_error(client.get(str(expired)), 410, "LINK_EXPIRED")
