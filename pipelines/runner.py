@@ -18,6 +18,7 @@ import logging
 import shutil
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +26,21 @@ from ray import serve
 
 from deployments.engines.errors import EngineUnavailable
 from pipelines.progress import Progress
-from pipelines.video_translation import translate_video
+from pipelines.video_translation import PipelineDeps, translate_video
 from pipelines.wiring import build_deps, build_params
+from serve_app import keys
 from serve_app.errors import ErrorGroup, resolve
+from serve_app.files import LocalFileStore
 from serve_app.responses import to_api_error
 from serve_app.settings import AppArgs
 from serve_app.tasks import Job, JobQueue, SpeedStats, Task, TaskState, TaskStore
 from serve_app.worker_services import WorkerServices
 
 log = logging.getLogger("mediatrans.worker")
+
+PURGE_INTERVAL_S = 3600
+
+DepsFactory = Callable[[WorkerServices, Task], PipelineDeps]
 
 
 def task_error(exc: BaseException) -> dict[str, str]:
@@ -46,10 +53,11 @@ def task_error(exc: BaseException) -> dict[str, str]:
 class JobProcessor:
     """Runs claimed jobs; plain async code so tests can drive it without Serve."""
 
-    def __init__(self, services: WorkerServices, consumer: str) -> None:
+    def __init__(self, services: WorkerServices, consumer: str, deps_factory: DepsFactory = build_deps) -> None:
         self.services = services
         self.consumer = consumer
         self.args = services.args
+        self.deps_factory = deps_factory
 
     async def process(self, job: Job) -> None:
         task = await self.services.tasks.get(job.task_id)
@@ -78,7 +86,9 @@ class JobProcessor:
         progress = Progress(self._sink(task.task_id), initial_estimate_s=task.estimated_seconds or 60)
         try:
             params = build_params(task.params)
-            result = await translate_video(params, task.params["source"], build_deps(self.services, task), progress, workdir)
+            result = await translate_video(
+                params, task.params["source"], self.deps_factory(self.services, task), progress, workdir
+            )
         except EngineUnavailable as exc:  # retryable: leave the job pending for a later delivery
             log.warning("task %s: engine unavailable (%s); will retry", task.task_id, exc)
             await tasks.transition(task.task_id, TaskState.QUEUED, stage=None)
@@ -137,6 +147,7 @@ class VideoWorker:
         self.processor = JobProcessor(self.services, consumer=f"worker-{uuid.uuid4().hex[:8]}")
         self._slots = asyncio.Semaphore(self.args.worker.max_concurrent_jobs)
         self._running: set[asyncio.Task[None]] = set()
+        self._purged_at = 0.0
         self._loop = asyncio.get_event_loop().create_task(self._consume())
 
     async def _consume(self) -> None:
@@ -152,7 +163,7 @@ class VideoWorker:
                 await asyncio.sleep(1)
             if job is None:
                 self._slots.release()
-                await self._deliver_webhooks()
+                await self._housekeeping()
                 continue
             running = asyncio.create_task(self._run(job))
             self._running.add(running)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -36,7 +37,7 @@ def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
         if not isinstance(route, ApiRoute):
             continue
         for method in sorted((route.methods or set()) - {"HEAD"}):
-            paths[route.path][method.lower()] = _operation(route, schemas)
+            paths[_openapi_path(route.path)][method.lower()] = _operation(route, schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": TITLE, "version": VERSION},
@@ -46,6 +47,11 @@ def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }
+
+
+def _openapi_path(path: str) -> str:
+    """``/v1/files/{key:path}`` → ``/v1/files/{key}`` (Starlette converters are not OpenAPI)."""
+    return re.sub(r"\{(\w+):\w+\}", r"{\1}", path)
 
 
 def _operation(route: ApiRoute, schemas: dict[str, Any]) -> dict[str, Any]:

@@ -102,6 +102,17 @@ class UrlPolicyArgs(BaseModel):
     allowed_hosts: list[str] = Field(default_factory=list, description="Host names allowed even when private.")
 
 
+class WebhookArgs(BaseModel):
+    """Callback delivery: per-attempt timeout and the retry schedule (about 3 h by default)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timeout_s: float = Field(10.0, gt=0)
+    max_attempts: int = Field(10, ge=1)
+    base_delay_s: float = Field(30.0, gt=0)
+    max_delay_s: float = Field(3600.0, gt=0)
+
+
 class StorageArgs(BaseModel):
     """Where outputs and uploads live, and how download links are signed."""
 
@@ -144,4 +155,5 @@ class AppArgs(BaseModel):
     worker: WorkerArgs = Field(default_factory=WorkerArgs)
     url_policy: UrlPolicyArgs = Field(default_factory=UrlPolicyArgs)
     storage: StorageArgs = Field(default_factory=StorageArgs)
+    webhooks: WebhookArgs = Field(default_factory=WebhookArgs)
     log_level: str = "INFO"

@@ -40,7 +40,7 @@ class WorkerServices:
             jobs=JobQueue(redis, min_idle_ms=int(args.worker.reclaim_after_s * 1000), max_deliveries=args.worker.max_deliveries),
             accounts=AccountStore(redis),
             files=storage.file_store(args),
-            webhooks=WebhookSender(redis, policy),
+            webhooks=WebhookSender(redis, policy, **args.webhooks.model_dump()),
             url_policy=policy,
             handles=handles,
         )

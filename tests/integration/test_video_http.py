@@ -81,7 +81,9 @@ def test_upload_to_srt(client: httpx.Client, auth: dict[str, str], talk: Path) -
 
 @pytest.mark.parametrize("output_format", ["vtt", "ass", "burned_video", "all"])
 def test_output_formats(client: httpx.Client, auth: dict[str, str], talk: Path, output_format: str) -> None:
-    task_id = submit(client, auth, talk, target_lang="es", source_lang="en", output_format=output_format, bilingual=True).json()["task_id"]
+    task_id = submit(client, auth, talk, target_lang="es", source_lang="en", output_format=output_format, bilingual=True).json()[
+        "task_id"
+    ]
     result = wait_done(client, auth, task_id)["result"]
     if output_format == "vtt":
         captions = list(webvtt.from_buffer(io.StringIO(download(client, result["subtitle_url"]).decode())))
@@ -98,9 +100,13 @@ def test_output_formats(client: httpx.Client, auth: dict[str, str], talk: Path, 
             assert download(client, url)
 
 
-@pytest.mark.parametrize(("container", "codec"), [("mov", None), ("mkv", None), ("avi", None), ("webm", None), ("flv", None), ("wmv", None)])
+@pytest.mark.parametrize(
+    ("container", "codec"), [("mov", None), ("mkv", None), ("avi", None), ("webm", None), ("flv", None), ("wmv", None)]
+)
 def test_every_container(client: httpx.Client, auth: dict[str, str], media_dir: Path, container: str, codec: str | None) -> None:
-    video = make_video(media_dir / f"clip.{container}", container=container, codec=codec, speech_text="Hello and welcome to the show.")
+    video = make_video(
+        media_dir / f"clip.{container}", container=container, codec=codec, speech_text="Hello and welcome to the show."
+    )
     response = submit(client, auth, video, target_lang="es", source_lang="en")
     assert response.status_code == 200, response.text
     task = wait_done(client, auth, response.json()["task_id"])
@@ -165,7 +171,13 @@ def test_submission_errors(client: httpx.Client, auth: dict[str, str], talk: Pat
     assert_error(submit(client, auth, silent_video(media_dir / "silent.mp4"), target_lang="es"), 400, "NO_AUDIO_TRACK")
     assert_error(submit(client, auth, not_a_video(media_dir / "notes.mp4"), target_lang="es"), 400, "UNSUPPORTED_VIDEO")
     assert_error(submit(client, auth, talk, target_lang="es", glossary_id="gl_missing"), 400, "GLOSSARY_NOT_FOUND")
-    for url in ("ftp://example.com/a.mp4", "http://127.0.0.1:9/a.mp4", "http://10.1.2.3/a.mp4", "http://[::1]/a.mp4", "not a url"):
+    for url in (
+        "ftp://example.com/a.mp4",
+        "http://127.0.0.1:9/a.mp4",
+        "http://10.1.2.3/a.mp4",
+        "http://[::1]/a.mp4",
+        "not a url",
+    ):
         assert_error(submit(client, auth, None, target_lang="es", video_url=url), 400, "INVALID_URL")
     assert_error(submit(client, auth, talk, target_lang="es", callback_url="http://169.254.169.254/latest"), 400, "INVALID_URL")
     assert_error(client.post(URL, json={"target_lang": "es"}, headers=auth), 415, "UNSUPPORTED_MEDIA_TYPE")

@@ -63,8 +63,9 @@ def make_app(store: IdempotencyStore, created: list[dict]) -> Starlette:
 
         return await store.run(request, "acct", fingerprint("POST", "/things", payload), do)
 
-    app = Starlette(routes=[Route("/things", create, methods=["POST"])],
-                    exception_handlers={cls: handle_exception for cls in HANDLED})
+    app = Starlette(
+        routes=[Route("/things", create, methods=["POST"])], exception_handlers={cls: handle_exception for cls in HANDLED}
+    )
     return app
 
 
@@ -95,3 +96,22 @@ async def test_failed_first_attempt_releases_key(redis_client: Redis) -> None:
         assert retried.status_code == 500  # ran again rather than replaying or conflicting
         too_long = await c.post("/things", json={}, headers={"Idempotency-Key": "x" * 300})
         assert too_long.status_code == 400
+
+
+async def test_admit_resolves_token_and_limits_in_one_call(redis_client: Redis) -> None:
+    from serve_app.accounts import hash_token
+
+    store = AccountStore(redis_client)
+    account = await store.create("adm", rate_per_minute=60, burst=2)
+    token = (await store.issue_token(account)).token
+    limiter = RateLimiter(redis_client)
+    first = await limiter.admit(hash_token(token))
+    assert first is not None and first.account.id == account.id and first.rate.allowed and not first.disabled
+    assert (await limiter.admit(hash_token(token))).rate.allowed  # type: ignore[union-attr]
+    third = await limiter.admit(hash_token(token))
+    assert third is not None and not third.rate.allowed and third.rate.retry_after_s > 0
+    assert await limiter.admit(hash_token("mt_unknown")) is None
+    account.disabled = True
+    await store.update(account)
+    disabled = await limiter.admit(hash_token(token))
+    assert disabled is not None and disabled.disabled
