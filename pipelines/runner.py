@@ -169,11 +169,18 @@ class VideoWorker:
             self._running.add(running)
             running.add_done_callback(self._running.discard)
 
-    async def _deliver_webhooks(self) -> None:
+    async def _housekeeping(self) -> None:
+        """Between jobs: send due callbacks; hourly, delete stored files nobody can use any more."""
         try:
             await self.services.webhooks.deliver_due()
-        except Exception:
+        except Exception:  # deliveries stay scheduled
             log.exception("webhook delivery round failed")
+        if time.monotonic() - self._purged_at > PURGE_INTERVAL_S and isinstance(self.services.files, LocalFileStore):
+            self._purged_at = time.monotonic()
+            # Uploads wait up to 48 h for a worker; outputs are linked for 24 h: older files are dead.
+            removed = await asyncio.to_thread(self.services.files.purge, time.time() - keys.TASK_PENDING_EXPIRY_S - 3600)
+            if removed:
+                log.info("purged %d expired task folders", removed)
 
     async def _run(self, job: Job) -> None:
         try:

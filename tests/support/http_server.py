@@ -40,7 +40,7 @@ def loopback_server(root: Path) -> Iterator[LoopbackServer]:
     state = LoopbackServer(root)
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server API
+        def do_GET(self) -> None:
             target = state.root / self.path.removeprefix("/files/")
             if not self.path.startswith("/files/") or not target.is_file():
                 self.send_error(404)
@@ -52,7 +52,7 @@ def loopback_server(root: Path) -> Iterator[LoopbackServer]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
             if state.fail_first > 0:
                 state.fail_first -= 1
