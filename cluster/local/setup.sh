@@ -9,7 +9,7 @@ PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 
 APT_PACKAGES=(
-  redis-server ffmpeg espeak-ng fonts-noto-cjk
+  redis-server ffmpeg espeak-ng fonts-noto-cjk codec2-examples
   apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-es-it apertium-es-ro
   apertium-eng-cat apertium-fra-cat apertium-cat-ita apertium-por-cat apertium-es-gl apertium-en-gl
   apertium-af-nl apertium-hbs-eng apertium-hbs-slv apertium-isl-eng apertium-is-sv

@@ -435,7 +435,10 @@ class ApertiumEngine(TranslatorEngine):
         """Raise ``EngineUnavailable`` unless started and the launcher answers."""
         if self._graph is None:
             raise EngineUnavailable("apertium engine not started")
-        self._call(["-l"], "", timeout=self.timeout_s)
+        try:
+            self._call(["-l"], "", timeout=self.timeout_s)
+        except EngineFailure as exc:
+            raise EngineUnavailable(f"apertium launcher is broken: {exc}") from exc
 
     def pairs(self) -> frozenset[tuple[str, str]]:
         return self._graph.pairs() if self._graph else frozenset()

@@ -62,6 +62,19 @@ def test_broken_pair_is_excluded_unless_asked_for(tmp_path: Path) -> None:
     assert {("ru", "uk"), ("uk", "ru"), ("en", "es")} <= everything.pairs()
 
 
+def test_health_reports_a_launcher_that_broke_after_start(tmp_path: Path) -> None:
+    binary = Path(launcher(tmp_path, "sys.exit(0)\n"))
+    engine = ApertiumEngine(binary=str(binary))
+    engine.start()
+    engine.health()
+    binary.write_text(f"#!{sys.executable}\nimport sys\nsys.exit(2)\n")
+    with pytest.raises(EngineUnavailable):
+        engine.health()
+    binary.unlink()
+    with pytest.raises(EngineUnavailable):
+        engine.health()
+
+
 def test_crash_is_a_failure_with_its_stderr(tmp_path: Path) -> None:
     engine = ApertiumEngine(binary=launcher(tmp_path, "sys.stderr.write('segfault in lt-proc')\nsys.exit(3)\n"))
     engine.start()

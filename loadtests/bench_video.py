@@ -1,0 +1,131 @@
+"""Benchmark: a >= 5-minute real-speech video to SRT through the service vs bare faster-whisper.
+
+Builds (once, cached in var/bench/) an H.264/AAC MP4 whose audio is the real
+speech recordings shipped by Debian's codec2-examples, concatenated and looped
+past ``--minutes``. Then, in one run:
+
+1. bare: ``WhisperModel.transcribe`` of the same audio with the same model
+   (models/whisper-base, int8, 2 threads, beam 5, VAD) consumed sequentially;
+2. ours: Redis + Ray + the Serve app with configs/local.yaml's engines, one
+   ``POST /v1/video/translate`` (en → es, srt), polled to completion;
+3. bare again (the machine is shared: the median of the two bare runs is used).
+
+Prints the job's wall time / video duration, the bare time / duration, and
+the ratio job / bare.
+
+    .venv/bin/python loadtests/bench_video.py --minutes 5.5
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from loadtests.bench_api import make_token  # noqa: E402
+from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
+
+SPEECH_DIR = Path("/usr/share/codec2/raw")
+CLIPS = ("ve9qrp.raw", "hts.raw", "vk5qi.raw", "ve9qrp_10s.raw", "hts1.raw", "hts2.raw", "kristoff.raw", "g3plx.raw", "mmt1.raw", "big_dog.raw", "cross.raw")
+
+
+def build_video(minutes: float) -> Path:
+    out = ROOT / "var" / "bench" / f"speech_{minutes:g}min.mp4"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        joined = Path(tmp) / "speech.raw"
+        joined.write_bytes(b"".join((SPEECH_DIR / clip).read_bytes() + b"\0" * 8000 for clip in CLIPS))  # 0.5 s pause between clips
+        seconds = minutes * 60
+        cmd = ["ffmpeg", "-v", "error", "-y", "-stream_loop", "-1", "-f", "s16le", "-ar", "8000", "-ac", "1", "-i", str(joined),
+               "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", f"{seconds}", "-map", "1:v", "-map", "0:a",
+               "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-ar", "16000", "-shortest", str(out)]
+        subprocess.run(cmd, check=True)
+    return out
+
+
+def bare_whisper(video: Path) -> float:
+    code = f"""
+import time
+from faster_whisper import WhisperModel, decode_audio
+audio = decode_audio({str(video)!r})
+model = WhisperModel({str(ROOT / 'models' / 'whisper-base')!r}, device='cpu', compute_type='int8', cpu_threads=2, local_files_only=True)
+start = time.perf_counter()
+segments, info = model.transcribe(audio, beam_size=5, vad_filter=True)
+words = sum(len(s.text.split()) for s in segments)
+print(time.perf_counter() - start, words)
+"""
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.split()
+    print(f"  bare faster-whisper: {float(out[0]):.1f} s, {out[1]} words")
+    return float(out[0])
+
+
+def service_job(video: Path) -> tuple[float, dict]:
+    import ray
+    from ray import serve
+
+    from serve_app.app import build_app
+
+    local = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        serve.start(http_options={"host": "127.0.0.1", "port": port})
+        args = {**local["args"], "redis_url": redis_url, "public_base_url": base,
+                "worker": {**local["args"].get("worker", {}), "work_dir": f"{tmp}/work"}, "storage": {"root_dir": f"{tmp}/files"}}
+        app = build_app(args)
+        serve.run(app, name="mediatrans", route_prefix="/")
+        wait_http_ok(f"{base}/readyz", 300)
+        token = make_token(redis_url)
+        headers = {"Authorization": f"Bearer {token}"}
+        with httpx.Client(base_url=base, timeout=120) as client:
+            started = time.perf_counter()
+            with video.open("rb") as fh:
+                response = client.post("/v1/video/translate", headers=headers, data={"target_lang": "es", "source_lang": "en"},
+                                       files={"file": (video.name, fh, "video/mp4")})
+            response.raise_for_status()
+            task_id = response.json()["task_id"]
+            while True:
+                task = client.get(f"/v1/video/task/{task_id}", headers=headers).json()
+                if task["status"] in ("completed", "failed"):
+                    break
+                time.sleep(0.5)
+            elapsed = time.perf_counter() - started
+        serve.shutdown()
+        ray.shutdown()
+    return elapsed, task
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--minutes", type=float, default=5.5)
+    args = parser.parse_args()
+    video = build_video(args.minutes)
+    duration = args.minutes * 60
+    print(f"video: {video} ({duration:.0f} s of real speech, looped codec2-examples recordings)")
+    bare = [bare_whisper(video)]
+    job_s, task = service_job(video)
+    assert task["status"] == "completed", task
+    print(f"  service job (upload → SRT, en → es): {job_s:.1f} s, {task['result']['char_count']} translated characters")
+    bare.append(bare_whisper(video))
+    bare_s = statistics.median(bare)
+    print(f"\nvideo duration           {duration:8.1f} s")
+    print(f"service job wall time    {job_s:8.1f} s   = {job_s / duration:.3f} x video duration   (goal <= 0.12)")
+    print(f"bare faster-whisper      {bare_s:8.1f} s   = {bare_s / duration:.3f} x video duration")
+    print(f"ratio job / bare         {job_s / bare_s:8.2f}     (goal <= 0.8)")
+
+
+if __name__ == "__main__":
+    main()
