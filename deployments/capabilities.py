@@ -31,9 +31,7 @@ class Capabilities:
     document_languages: frozenset[str] = frozenset()
 
     def merge(self, other: Capabilities) -> Capabilities:
-        return Capabilities(
-            **{f.name: getattr(self, f.name) | getattr(other, f.name) for f in dataclasses.fields(self)}
-        )
+        return Capabilities(**{f.name: getattr(self, f.name) | getattr(other, f.name) for f in dataclasses.fields(self)})
 
     @property
     def translation_languages(self) -> frozenset[str]:
