@@ -214,3 +214,78 @@ def test_forged_and_expired_links(client: httpx.Client, auth: dict[str, str], ta
     assert_error(client.get(str(forged)), 410, "LINK_EXPIRED")
     expired = url.copy_set_param("expires", str(int(time.time()) - 10))
     assert_error(client.get(str(expired)), 410, "LINK_EXPIRED")
+
+
+REAL_SPEECH = Path("/usr/share/codec2/raw/hts.raw")  # Debian codec2-examples: a real recorded English passage
+
+
+def frame_gray(video: Path, at_s: float, size: str = "320x240") -> bytes:
+    """One decoded frame as raw 8-bit gray pixels."""
+    cmd = [
+        "ffmpeg",
+        "-v",
+        "error",
+        "-ss",
+        f"{at_s}",
+        "-i",
+        str(video),
+        "-frames:v",
+        "1",
+        "-s",
+        size,
+        "-f",
+        "rawvideo",
+        "-pix_fmt",
+        "gray",
+        "-",
+    ]
+    return subprocess.run(cmd, check=True, capture_output=True, timeout=60).stdout
+
+
+def test_real_speech_burned_video(client: httpx.Client, auth: dict[str, str], media_dir: Path) -> None:
+    assert REAL_SPEECH.is_file(), "codec2-examples is installed by `make setup`"
+    wav = media_dir / "hts.wav"
+    subprocess.run(
+        ["ffmpeg", "-v", "error", "-y", "-f", "s16le", "-ar", "8000", "-ac", "1", "-i", str(REAL_SPEECH), str(wav)], check=True
+    )
+    video = media_dir / "real.mp4"
+    subprocess.run(
+        [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=gray:size=320x240:rate=10",
+            "-i",
+            str(wav),
+            "-shortest",
+            "-c:v",
+            "libx264",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            str(video),
+        ],
+        check=True,
+    )
+    task_id = submit(client, auth, video, target_lang="es", output_format="all", subtitle_size=28).json()["task_id"]
+    task = wait_done(client, auth, task_id)
+    assert task["status"] == "completed", task
+    assert task["result"]["source_lang"] == "en"
+    cues = list(srt.parse(download(client, task["result"]["files"]["srt"]).decode()))
+    assert len(cues) >= 3 and task["result"]["char_count"] > 100
+    burned = media_dir / "burned.mp4"
+    burned.write_bytes(download(client, task["result"]["files"]["burned_video"]))
+    shown = (cues[1].start + (cues[1].end - cues[1].start) / 2).total_seconds()
+    gap_free_end = cues[-1].end.total_seconds() + 0.5
+    differs = sum(a != b for a, b in zip(frame_gray(video, shown), frame_gray(burned, shown), strict=True))
+    assert differs > 500, "subtitle pixels expected where a cue is shown"
+    if gap_free_end < task["result"]["duration"] - 0.2:
+        same = sum(
+            abs(a - b) > 24 for a, b in zip(frame_gray(video, gap_free_end), frame_gray(burned, gap_free_end), strict=True)
+        )
+        assert same < 200, "no subtitle expected after the last cue"

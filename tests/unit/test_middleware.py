@@ -41,6 +41,7 @@ def make_app(seen: list[int], gate: asyncio.Event | None = None) -> Starlette:
             Route("/v1/game/upload", upload, methods=["POST"]),
             Route("/v1/video/translate", upload, methods=["POST"]),
             Route("/v1/slow", slow),
+            Route("/v1/video/slow", slow),
             Route("/v1/boom", boom),
         ],
         exception_handlers={cls: handle_exception for cls in (Exception, HTTPException, *HANDLED)},
@@ -108,6 +109,13 @@ async def test_admission_answers_503_with_retry_after() -> None:
         done = await asyncio.gather(*held)
     assert refused.status_code == 503
     assert refused.json()["code"] == 5002
+    async with client(make_app([], gate := asyncio.Event())) as c:
+        held = [asyncio.create_task(c.get("/v1/video/slow")) for _ in range(2)]
+        await asyncio.sleep(0.05)
+        busy = await c.get("/v1/video/slow")
+        gate.set()
+        await asyncio.gather(*held)
+    assert busy.status_code == 503 and busy.json()["code"] == "SERVICE_BUSY" and busy.headers["retry-after"] == "1"
     assert refused.headers["retry-after"] == "1"
     assert [r.status_code for r in done] == [200, 200]
 
