@@ -62,19 +62,16 @@ def make_token(redis_url: str) -> str:
     return asyncio.run(make())
 
 
-def load(url: str, args: argparse.Namespace, token: str | None = None) -> dict[str, float]:
-    cmd = [
-        sys.executable,
-        str(ROOT / "loadtests" / "loadgen.py"),
-        "--url",
-        url,
-        "--concurrency",
-        str(args.concurrency),
-        "--duration",
-        str(args.duration),
-    ]
+def load(
+    url: str, args: argparse.Namespace, token: str | None = None, *, method: str = "GET", body: str | None = None
+) -> dict[str, float]:
+    """One loadgen.py run in its own process; its JSON summary."""
+    cmd = [sys.executable, str(ROOT / "loadtests" / "loadgen.py"), "--url", url, "--method", method]
+    cmd += ["--concurrency", str(args.concurrency), "--duration", str(args.duration)]
     if token:
         cmd += ["--token", token]
+    if body:
+        cmd += ["--body", body]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

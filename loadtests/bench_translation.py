@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from deployments.engines.translation.apertium import ApertiumEngine  # noqa: E402
 from deployments.engines.translation.base import TranslationRequest  # noqa: E402
 from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
-from loadtests.bench_api import make_token, start_apps  # noqa: E402
+from loadtests.bench_api import load, make_token, start_apps  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 UI_STRING = (
@@ -88,26 +88,8 @@ def http_localization(args: argparse.Namespace) -> None:
         wait_http_ok(f"{base}/readyz", 180)
         token = make_token(redis_url)
         body = json.dumps({"text": UI_STRING, "content_type": "ui", "source_lang": "en", "target_langs": TARGETS})
-        cmd = [
-            sys.executable,
-            str(ROOT / "loadtests" / "loadgen.py"),
-            "--url",
-            f"{base}/v1/game/localization",
-            "--method",
-            "POST",
-            "--body",
-            body,
-            "--token",
-            token,
-            "--concurrency",
-            str(args.concurrency),
-            "--duration",
-            str(args.duration),
-        ]
-        runs = [
-            json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
-            for _ in range(args.http_rounds)
-        ]
+        url = f"{base}/v1/game/localization"
+        runs = [load(url, args, token, method="POST", body=body) for _ in range(args.http_rounds)]
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
     print(
         f"\nPOST /v1/game/localization, {len(UI_STRING)}-char UI string into {len(TARGETS)} targets, "

@@ -36,7 +36,19 @@ from loadtests.bench_api import make_token  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 SPEECH_DIR = Path("/usr/share/codec2/raw")
-CLIPS = ("ve9qrp.raw", "hts.raw", "vk5qi.raw", "ve9qrp_10s.raw", "hts1.raw", "hts2.raw", "kristoff.raw", "g3plx.raw", "mmt1.raw", "big_dog.raw", "cross.raw")
+CLIPS = (
+    "ve9qrp.raw",
+    "hts.raw",
+    "vk5qi.raw",
+    "ve9qrp_10s.raw",
+    "hts1.raw",
+    "hts2.raw",
+    "kristoff.raw",
+    "g3plx.raw",
+    "mmt1.raw",
+    "big_dog.raw",
+    "cross.raw",
+)
 
 
 def build_video(minutes: float) -> Path:
@@ -46,11 +58,46 @@ def build_video(minutes: float) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         joined = Path(tmp) / "speech.raw"
-        joined.write_bytes(b"".join((SPEECH_DIR / clip).read_bytes() + b"\0" * 8000 for clip in CLIPS))  # 0.5 s pause between clips
+        joined.write_bytes(
+            b"".join((SPEECH_DIR / clip).read_bytes() + b"\0" * 8000 for clip in CLIPS)
+        )  # 0.5 s pause between clips
         seconds = minutes * 60
-        cmd = ["ffmpeg", "-v", "error", "-y", "-stream_loop", "-1", "-f", "s16le", "-ar", "8000", "-ac", "1", "-i", str(joined),
-               "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25", "-t", f"{seconds}", "-map", "1:v", "-map", "0:a",
-               "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-ar", "16000", "-shortest", str(out)]
+        cmd = [
+            "ffmpeg",
+            "-v",
+            "error",
+            "-y",
+            "-stream_loop",
+            "-1",
+            "-f",
+            "s16le",
+            "-ar",
+            "8000",
+            "-ac",
+            "1",
+            "-i",
+            str(joined),
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=640x360:rate=25",
+            "-t",
+            f"{seconds}",
+            "-map",
+            "1:v",
+            "-map",
+            "0:a",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-c:a",
+            "aac",
+            "-ar",
+            "16000",
+            "-shortest",
+            str(out),
+        ]
         subprocess.run(cmd, check=True)
     return out
 
@@ -60,7 +107,8 @@ def bare_whisper(video: Path) -> float:
 import time
 from faster_whisper import WhisperModel, decode_audio
 audio = decode_audio({str(video)!r})
-model = WhisperModel({str(ROOT / 'models' / 'whisper-base')!r}, device='cpu', compute_type='int8', cpu_threads=2, local_files_only=True)
+model = WhisperModel({str(ROOT / "models" / "whisper-base")!r}, device='cpu', compute_type='int8',
+                     cpu_threads=2, local_files_only=True)
 start = time.perf_counter()
 segments, info = model.transcribe(audio, beam_size=5, vad_filter=True)
 words = sum(len(s.text.split()) for s in segments)
@@ -83,8 +131,13 @@ def service_job(video: Path) -> tuple[float, dict]:
     with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
         serve.start(http_options={"host": "127.0.0.1", "port": port})
-        args = {**local["args"], "redis_url": redis_url, "public_base_url": base,
-                "worker": {**local["args"].get("worker", {}), "work_dir": f"{tmp}/work"}, "storage": {"root_dir": f"{tmp}/files"}}
+        args = {
+            **local["args"],
+            "redis_url": redis_url,
+            "public_base_url": base,
+            "worker": {**local["args"].get("worker", {}), "work_dir": f"{tmp}/work"},
+            "storage": {"root_dir": f"{tmp}/files"},
+        }
         app = build_app(args)
         serve.run(app, name="mediatrans", route_prefix="/")
         wait_http_ok(f"{base}/readyz", 300)
@@ -93,8 +146,12 @@ def service_job(video: Path) -> tuple[float, dict]:
         with httpx.Client(base_url=base, timeout=120) as client:
             started = time.perf_counter()
             with video.open("rb") as fh:
-                response = client.post("/v1/video/translate", headers=headers, data={"target_lang": "es", "source_lang": "en"},
-                                       files={"file": (video.name, fh, "video/mp4")})
+                response = client.post(
+                    "/v1/video/translate",
+                    headers=headers,
+                    data={"target_lang": "es", "source_lang": "en"},
+                    files={"file": (video.name, fh, "video/mp4")},
+                )
             response.raise_for_status()
             task_id = response.json()["task_id"]
             while True:
