@@ -62,6 +62,24 @@ def make_token(redis_url: str) -> str:
     return asyncio.run(make())
 
 
+def make_task(redis_url: str, token: str) -> str:
+    """A queued task of the bench account, for the polling endpoint."""
+    from redis.asyncio import Redis
+
+    from serve_app import keys
+    from serve_app.accounts import hash_token
+    from serve_app.tasks import TaskStore
+
+    async def make() -> str:
+        redis = Redis.from_url(redis_url, decode_responses=True)
+        account_id = await redis.get(keys.token(hash_token(token)))
+        task = await TaskStore(redis).create(account_id, {"target_lang": "es"}, estimated_seconds=60)
+        await redis.aclose()
+        return task.task_id
+
+    return asyncio.run(make())
+
+
 def load(
     url: str, args: argparse.Namespace, token: str | None = None, *, method: str = "GET", body: str | None = None
 ) -> dict[str, float]:
@@ -92,10 +110,12 @@ def main() -> None:
         start_apps(redis_url, port)
         wait_http_ok(f"{base}/readyz", 180)
         token = make_token(redis_url)
+        task_id = make_task(redis_url, token)
         targets = {
             "bare Serve hello-world": (f"{base}/bare", None),
             "GET /v1/languages": (f"{base}/v1/languages", None),
             "GET /v1/account (authenticated)": (f"{base}/v1/account", token),
+            "GET /v1/video/task/{id} (polling)": (f"{base}/v1/video/task/{task_id}", token),
         }
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in targets}
         for _ in range(args.rounds):
@@ -104,9 +124,9 @@ def main() -> None:
         results = {name: median_of(r) for name, r in runs.items()}
     bare = results["bare Serve hello-world"]["rps"]
     print(f"\n{args.rounds} rounds x {args.duration:.0f} s, concurrency {args.concurrency}, medians:")
-    print(f"{'target':36} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>6}")
+    print(f"{'target':40} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>6}")
     for name, r in results.items():
-        print(f"{name:36} {r['rps']:8.1f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} {r['errors']:7.0f} {r['rps'] / bare:6.2f}")
+        print(f"{name:40} {r['rps']:8.1f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f} {r['errors']:7.0f} {r['rps'] / bare:6.2f}")
 
 
 if __name__ == "__main__":

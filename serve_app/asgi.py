@@ -21,7 +21,7 @@ def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starl
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(RequestContextMiddleware, echo=not behind_serve_proxy),
+            Middleware(RequestContextMiddleware, echo=not behind_serve_proxy, access_log=not behind_serve_proxy),
             Middleware(AdmissionMiddleware, max_inflight=services.args.max_inflight_requests),
             Middleware(BodyLimitMiddleware, limit_for=services.args.body_limits.for_path),
         ],

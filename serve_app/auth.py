@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from starlette.requests import Request
 
 from serve_app.accounts import TOKEN_PREFIX, Account, hash_token
@@ -19,6 +22,16 @@ def services_of(request: Request) -> Services:
 
 async def authenticate(request: Request) -> Account:
     """The calling account; raises UNAUTHORIZED, FORBIDDEN (disabled, out of scope) or RATE_LIMITED."""
+    account, _ = await authenticate_and_read(request)
+    return account
+
+
+async def authenticate_and_read(request: Request, prefetch: Sequence[str] = ()) -> tuple[Account, tuple[Any, ...]]:
+    """:func:`authenticate`, plus reads of ``prefetch`` keys in the same Redis round trip.
+
+    Keys may contain ``keys.ACCOUNT_PLACEHOLDER``. Nothing read is used unless
+    the caller was admitted.
+    """
     header = request.headers.get("authorization")
     if not header:
         raise ApiError(
@@ -28,7 +41,8 @@ async def authenticate(request: Request) -> Account:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(ErrorKind.UNAUTHORIZED, "Authorization must use the Bearer scheme.", headers=_CHALLENGE)
     token = token.strip()
-    admission = await services_of(request).limiter.admit(hash_token(token)) if token.startswith(TOKEN_PREFIX) else None
+    limiter = services_of(request).limiter
+    admission = await limiter.admit(hash_token(token), prefetch) if token.startswith(TOKEN_PREFIX) else None
     if admission is None:
         raise ApiError(ErrorKind.UNAUTHORIZED, "Invalid, revoked or expired token.", headers=_CHALLENGE)
     account = admission.account
@@ -40,7 +54,7 @@ async def authenticate(request: Request) -> Account:
     if not admission.rate.allowed:
         raise RateLimiter.refuse(account, admission.rate)
     request.state.account = account
-    return account
+    return account, admission.prefetched
 
 
 def require_owner(account: Account, owner_id: str, what: str, *, hide: bool = False) -> None:

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 PREFIX = "mt"
 
+#: Stands for the caller's account id in keys read during authentication (see ``limits``).
+ACCOUNT_PLACEHOLDER = "{account}"
+
 # Time to live, seconds.
 TASK_PENDING_EXPIRY_S = 48 * 3600  # contract: expires if pending more than 48 h
 TASK_RECORD_TTL_S = 7 * 24 * 3600  # a finished task stays readable a week

@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from redis.asyncio import Redis
 
@@ -34,9 +36,11 @@ redis.call('SET', KEYS[1], tostring(new_tat), 'EX', tonumber(ARGV[3]))
 return {1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
 """
 
-# Token lookup, account read and the GCRA check in one round trip: this runs on
-# every authenticated request. Keys are derived inside the script (the account
-# id is only known after the token lookup), so it targets a single Redis node.
+# Token lookup, account read, the GCRA check and the endpoint's first reads in
+# one round trip: this runs on every authenticated request. Keys are derived
+# inside the script (the account id is only known after the token lookup), so
+# it targets a single Redis node. Prefetched keys may contain ``{account}``;
+# strings come back as values, hashes as flat field/value lists, others as nil.
 _AUTHENTICATE = """
 local id = redis.call('GET', ARGV[1])
 if not id then return {} end
@@ -58,7 +62,15 @@ local new_tat = tat + interval
 local excess = new_tat - now - capacity
 if excess > 0 then return {fields, 0, tostring(excess), '0'} end
 redis.call('SET', key, tostring(new_tat), 'EX', tonumber(ARGV[4]))
-return {fields, 1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
+local out = {fields, 1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
+for i = 7, #ARGV do
+  local target = string.gsub(ARGV[i], '{account}', id)
+  local kind = redis.call('TYPE', target)['ok']
+  if kind == 'hash' then out[#out + 1] = redis.call('HGETALL', target)
+  elseif kind == 'string' then out[#out + 1] = redis.call('GET', target)
+  else out[#out + 1] = false end
+end
+return out
 """
 
 _QUOTA = """
@@ -88,6 +100,7 @@ class Admission:
     account: Account
     disabled: bool
     rate: RateDecision
+    prefetched: tuple[Any, ...] = ()
 
 
 class RateLimiter:
@@ -97,8 +110,11 @@ class RateLimiter:
         self._script = redis.register_script(_GCRA)
         self._authenticate = redis.register_script(_AUTHENTICATE)
 
-    async def admit(self, token_hash: str) -> Admission | None:
-        """Token → account → rate decision in one Redis call; None for an unknown token."""
+    async def admit(self, token_hash: str, prefetch: Sequence[str] = ()) -> Admission | None:
+        """Token → account → rate decision (→ ``prefetch`` reads when admitted) in one call.
+
+        None for an unknown token.
+        """
         reply = await self._authenticate(
             keys=[],
             args=[
@@ -108,15 +124,17 @@ class RateLimiter:
                 keys.RATE_LIMIT_TTL_S,
                 DEFAULT_RATE_PER_MINUTE,
                 DEFAULT_BURST,
+                *prefetch,
             ],
         )
         if not reply:
             return None
-        fields, allowed, excess, remaining = reply
+        fields, allowed, excess, remaining, *prefetched = reply
         account = Account.from_redis(dict(zip(fields[::2], fields[1::2])))
         if int(allowed) < 0:
             return Admission(account, True, RateDecision(False, 0.0, 0))
-        return Admission(account, False, RateDecision(bool(int(allowed)), float(excess), int(remaining)))
+        decision = RateDecision(bool(int(allowed)), float(excess), int(remaining))
+        return Admission(account, False, decision, tuple(prefetched))
 
     @staticmethod
     def refuse(account: Account, decision: RateDecision) -> ApiError:

@@ -31,12 +31,15 @@ class RequestContextMiddleware:
 
     Under Ray Serve the proxy has already accepted or created the id, put it in
     the request headers and echoes it itself, so ``echo=False`` there avoids a
-    second header while the app still uses the very same id.
+    second header while the app still uses the very same id; and the replica's
+    own access log already records method, route, status, latency and that id,
+    so ``access_log=False`` avoids writing every request twice.
     """
 
-    def __init__(self, app: ASGIApp, echo: bool = True) -> None:
+    def __init__(self, app: ASGIApp, echo: bool = True, access_log: bool = True) -> None:
         self.app = app
         self.echo = echo
+        self.access_log = access_log
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -65,8 +68,9 @@ class RequestContextMiddleware:
                 raise
             await render(scope["path"], to_api_error(exc))(scope, receive, send_with_id)
         finally:
-            elapsed_ms = (time.perf_counter() - started) * 1000
-            access_log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed_ms)
+            if self.access_log:
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                access_log.info("%s %s %d %.1fms", scope["method"], scope["path"], status, elapsed_ms)
             request_id_var.reset(token)
 
 

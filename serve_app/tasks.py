@@ -141,8 +141,12 @@ class TaskStore:
 
     async def get(self, task_id: str) -> Task | None:
         raw = await self.redis.hgetall(keys.task(task_id))
-        if not raw:
-            return None
+        return await self.load(raw) if raw else None
+
+    async def load(self, raw: dict[str, str] | list[str]) -> Task:
+        """A task from its stored hash (a dict, or the flat list a script returns), expired if overdue."""
+        if isinstance(raw, list):
+            raw = dict(zip(raw[::2], raw[1::2], strict=True))
         task = Task.from_redis(raw)
         if not task.status.terminal and time.time() - task.created_at > self.pending_expiry_s:
             task = await self.expire(task)

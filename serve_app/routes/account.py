@@ -5,7 +5,9 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from serve_app.auth import authenticate, services_of
+from serve_app import keys
+from serve_app.accounts import QUOTA_METRICS
+from serve_app.auth import authenticate_and_read
 from serve_app.errors import ErrorKind
 from serve_app.limits import current_period
 from serve_app.routing import RouteDoc, api_route
@@ -21,8 +23,11 @@ DOC = RouteDoc(
 
 @api_route("/v1/account", "GET", DOC)
 async def get_account(request: Request) -> JSONResponse:
-    account = await authenticate(request)
-    usage = await services_of(request).quotas.usage(account)
+    period = current_period()
+    account, values = await authenticate_and_read(
+        request, [keys.quota(keys.ACCOUNT_PLACEHOLDER, m, period) for m in QUOTA_METRICS]
+    )
+    usage = {metric: int(value or 0) for metric, value in zip(QUOTA_METRICS, values, strict=True)}
     info = AccountInfo(
         account_id=account.id,
         name=account.name,
@@ -30,7 +35,7 @@ async def get_account(request: Request) -> JSONResponse:
         rate_limit_burst=account.burst,
         quotas=account.quotas,
         usage=usage,
-        period=current_period(),
+        period=period,
     )
     return JSONResponse(info.model_dump())
 

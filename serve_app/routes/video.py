@@ -8,7 +8,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from serve_app.accounts import Account
-from serve_app.auth import authenticate, require_owner, services_of
+from serve_app import keys
+from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
 from serve_app.context import request_id_var
 from serve_app.errors import ApiError, ErrorKind
 from serve_app.idempotency import fingerprint
@@ -30,8 +31,9 @@ GET_DOC = RouteDoc(
 
 @api_route("/v1/video/task/{task_id}", "GET", GET_DOC)
 async def get_task(request: Request) -> JSONResponse:
-    account = await authenticate(request)
-    task = await services_of(request).tasks.get(request.path_params["task_id"])
+    task_id = request.path_params["task_id"]
+    account, (raw,) = await authenticate_and_read(request, [keys.task(task_id)])
+    task = await services_of(request).tasks.load(raw) if raw else None
     if task is None:
         raise ApiError(ErrorKind.NOT_FOUND, "No such task.")
     require_owner(account, task.account_id, "task", hide=True)

@@ -115,3 +115,20 @@ async def test_admit_resolves_token_and_limits_in_one_call(redis_client: Redis) 
     await store.update(account)
     disabled = await limiter.admit(hash_token(token))
     assert disabled is not None and disabled.disabled
+
+
+async def test_admit_prefetches_only_for_admitted_callers(redis_client: Redis) -> None:
+    from serve_app import keys
+    from serve_app.accounts import hash_token
+
+    store = AccountStore(redis_client)
+    account = await store.create("pre", rate_per_minute=60, burst=1)
+    token = (await store.issue_token(account)).token
+    await redis_client.set(keys.quota(account.id, "video_tasks", "p"), "7")
+    await redis_client.hset(keys.task("t1"), mapping={"a": "1"})
+    reads = [keys.quota(keys.ACCOUNT_PLACEHOLDER, "video_tasks", "p"), keys.task("t1"), keys.task("missing")]
+    limiter = RateLimiter(redis_client)
+    first = await limiter.admit(hash_token(token), reads)
+    assert first is not None and first.prefetched == ("7", ["a", "1"], None)
+    refused = await limiter.admit(hash_token(token), reads)
+    assert refused is not None and not refused.rate.allowed and refused.prefetched == ()
