@@ -7,8 +7,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from serve_app.accounts import Account
 from serve_app import keys
+from serve_app.accounts import Account
 from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
 from serve_app.context import request_id_var
 from serve_app.errors import ApiError, ErrorKind
