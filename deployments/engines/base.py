@@ -25,10 +25,10 @@ class Engine(abc.ABC):
     def start(self) -> None:
         """Load models and open connections. Called once, before any work."""
 
-    def health(self) -> None:
+    def health(self) -> None:  # noqa: B027 - optional hook, healthy by default
         """Raise ``EngineUnavailable`` when the engine cannot serve."""
 
-    def shutdown(self) -> None:
+    def shutdown(self) -> None:  # noqa: B027 - optional hook, nothing to release by default
         """Release resources. Safe to call more than once."""
 
     def describe(self) -> dict[str, Any]:
