@@ -1,10 +1,10 @@
 """Long audio → chunks cut at silences → parallel transcription with Ray Data → one transcript.
 
-Chunks travel as rows of a Ray Data dataset; a small actor pool (``concurrency``)
-forwards each chunk to the ASR deployment, which autoscales and does the
-decoding. Every chunk is transcribed with the chunk's start as ``offset``, so
-timestamps land on the file's timeline, and :func:`merge_transcripts` joins
-them so no word at a seam is lost or doubled.
+Chunks travel as rows of a Ray Data dataset; up to ``concurrency`` Ray tasks
+forward chunks to the ASR deployment, which autoscales and does the decoding.
+Every chunk is transcribed with the chunk's start as ``offset``, so timestamps
+land on the file's timeline, and :func:`merge_transcripts` joins them so no
+word at a seam is lost or doubled.
 """
 
 from __future__ import annotations
@@ -37,19 +37,29 @@ class ChunkedAsrOptions:
     deployment: str = "ASR"
 
 
-class _ChunkTranscriber:
-    """Ray Data actor: sends one chunk to the ASR deployment and returns its transcript."""
+def _transcribe_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Ray Data task: sends one chunk to the ASR deployment and returns its transcript.
 
-    def __init__(self, app_name: str, deployment: str, language: str | None) -> None:
-        from ray import serve
+    A plain function (not an actor class) so it runs in Ray's pooled workers
+    instead of starting a new process for every job.
+    """
+    from ray import serve
 
-        self.handle = serve.get_deployment_handle(deployment, app_name=app_name)
-        self.language = language
+    handle = serve.get_deployment_handle(row["deployment"], app_name=row["app_name"])
+    audio = np.asarray(row["audio"], dtype=np.float32)
+    transcript = handle.transcribe.remote(audio, row["language"], float(row["offset"])).result()
+    return {"index": row["index"], "transcript": pickle.dumps(transcript)}
 
-    def __call__(self, row: dict[str, Any]) -> dict[str, Any]:
-        audio = np.asarray(row["audio"], dtype=np.float32)
-        transcript = self.handle.transcribe.remote(audio, self.language, float(row["offset"])).result()
-        return {"index": row["index"], "transcript": pickle.dumps(transcript)}
+
+def _echo(row: dict[str, Any]) -> dict[str, Any]:
+    return row
+
+
+def warm_up() -> None:
+    """Import Ray Data and run one tiny dataset, so the first long video does not pay for it."""
+    import ray.data
+
+    ray.data.from_items([{"index": 0}]).map(_echo, num_cpus=0.05).take_all()
 
 
 def transcribe_long(
@@ -64,12 +74,19 @@ def transcribe_long(
     import ray.data
 
     chunks = split_at_silences(audio, options=ChunkingOptions(options.target_chunk_s, options.max_chunk_s))
-    rows = [{"index": i, "offset": offset + c.start, "audio": c.slice(audio, SAMPLE_RATE)} for i, c in enumerate(chunks)]
+    rows = [
+        {
+            "index": i,
+            "offset": offset + c.start,
+            "audio": c.slice(audio, SAMPLE_RATE),
+            "language": language,
+            "app_name": options.app_name,
+            "deployment": options.deployment,
+        }
+        for i, c in enumerate(chunks)
+    ]
     dataset = ray.data.from_items(rows, override_num_blocks=len(rows)).map(
-        _ChunkTranscriber,
-        fn_constructor_kwargs={"app_name": options.app_name, "deployment": options.deployment, "language": language},
-        concurrency=max(1, min(options.concurrency, len(rows))),
-        num_cpus=0.05,
+        _transcribe_row, concurrency=max(1, min(options.concurrency, len(rows))), num_cpus=0.05
     )
     parts: list[Transcript] = []
     for row in dataset.iter_rows():

@@ -47,6 +47,7 @@ class Progress:
         self.percent = 0
         self.stage = self.stages[0][0]
         self._last_write = 0.0
+        self.entered: dict[str, float] = {}
 
     def percent_at(self, stage: str, fraction: float) -> int:
         done = 0
@@ -72,4 +73,10 @@ class Progress:
         await self.sink(stage, percent, self.remaining_s(percent))
 
     async def enter(self, stage: str) -> None:
+        self.entered[stage] = time.monotonic()
         await self.update(stage, 0.0, force=True)
+
+    def timings(self) -> dict[str, float]:
+        """Seconds spent in each stage entered so far (the last one until now)."""
+        marks = [*self.entered.items(), ("end", time.monotonic())]
+        return {stage: round(marks[i + 1][1] - at, 2) for i, (stage, at) in enumerate(marks[:-1])}

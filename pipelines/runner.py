@@ -25,10 +25,12 @@ from typing import Any
 from ray import serve
 
 from deployments.engines.errors import EngineUnavailable
+from pipelines.chunked_asr import warm_up
 from pipelines.progress import Progress
 from pipelines.video_translation import PipelineDeps, translate_video
 from pipelines.wiring import build_deps, build_params
 from serve_app import keys
+from serve_app.context import configure_logging, request_id_var
 from serve_app.errors import ErrorGroup, resolve
 from serve_app.files import LocalFileStore
 from serve_app.responses import to_api_error
@@ -71,9 +73,11 @@ class JobProcessor:
             await self.services.jobs.ack(job.message_id)
             return
         heartbeat = asyncio.create_task(self._heartbeat(job))
+        token = request_id_var.set(task.request_id or task.task_id)
         try:
             await self._run(task, job)
         finally:
+            request_id_var.reset(token)
             heartbeat.cancel()
 
     async def _run(self, task: Task, job: Job) -> None:
@@ -100,6 +104,7 @@ class JobProcessor:
             return
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
+        log.info("task %s completed in %.1f s; stages %s", task.task_id, time.monotonic() - started, progress.timings())
         done = await tasks.transition(task.task_id, TaskState.COMPLETED, result=result, stage=None, estimated_seconds=None)
         await SpeedStats(self.services.redis).record(_kind(task), time.monotonic() - started, float(result.get("duration") or 0))
         await self.services.jobs.ack(job.message_id)
@@ -143,12 +148,15 @@ class VideoWorker:
 
     def __init__(self, args: dict[str, Any], handles: dict[str, Any]) -> None:
         self.args = AppArgs.model_validate(args)
+        configure_logging(self.args.log_level)
         self.services = WorkerServices.create(self.args, handles)
         self.processor = JobProcessor(self.services, consumer=f"worker-{uuid.uuid4().hex[:8]}")
         self._slots = asyncio.Semaphore(self.args.worker.max_concurrent_jobs)
         self._running: set[asyncio.Task[None]] = set()
         self._purged_at = 0.0
-        self._loop = asyncio.get_event_loop().create_task(self._consume())
+        loop = asyncio.get_event_loop()
+        self._warm = loop.create_task(asyncio.to_thread(warm_up))
+        self._loop = loop.create_task(self._consume())
 
     async def _consume(self) -> None:
         jobs: JobQueue = self.services.jobs

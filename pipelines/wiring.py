@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from deployments.engines.asr.audio import SAMPLE_RATE
 from deployments.engines.asr.types import Transcript
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.net.fetch import download
@@ -85,6 +86,9 @@ def build_deps(services: WorkerServices, task: Task) -> PipelineDeps:
         return result
 
     async def transcribe(audio: np.ndarray, language: str, offset: float, report: Callable[[float], None]) -> Transcript:
+        if len(audio) <= chunking.max_chunk_s * SAMPLE_RATE:  # one chunk: nothing to parallelise
+            transcript: Transcript = await asr.transcribe.remote(audio, language, offset)
+            return transcript
         return await asyncio.to_thread(
             transcribe_long,
             audio,
