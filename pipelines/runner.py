@@ -82,7 +82,9 @@ class JobProcessor:
 
     async def _run(self, task: Task, job: Job) -> None:
         tasks: TaskStore = self.services.tasks
-        task = await tasks.transition(task.task_id, TaskState.PROCESSING, worker=self.consumer, attempts=job.deliveries)
+        task = await tasks.transition(
+            task.task_id, TaskState.PROCESSING, worker=self.consumer, attempts=job.deliveries, stage="validating"
+        )
         workdir = Path(self.args.worker.work_dir) / task.task_id
         shutil.rmtree(workdir, ignore_errors=True)
         workdir.mkdir(parents=True)
