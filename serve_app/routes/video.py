@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from starlette.requests import Request
@@ -20,6 +21,8 @@ from serve_app.tasks import iso
 from serve_app.uploads import FormBody, read_form
 from serve_app.video_submit import Submission, discard, upload_dir, validate_submission, video_minutes
 
+TASK_ID = re.compile(r"[0-9a-f]{32}")
+
 GET_DOC = RouteDoc(
     summary="Read a video translation task",
     description="Another account's task answers 404 TASK_NOT_FOUND, exactly like a missing one.",
@@ -32,8 +35,10 @@ GET_DOC = RouteDoc(
 @api_route("/v1/video/task/{task_id}", "GET", GET_DOC)
 async def get_task(request: Request) -> JSONResponse:
     task_id = request.path_params["task_id"]
-    account, (raw,) = await authenticate_and_read(request, [keys.task(task_id)])
-    task = await services_of(request).tasks.load(raw) if raw else None
+    # Only a well-formed id becomes a key (it is read inside the authentication script).
+    reads = [keys.task(task_id)] if TASK_ID.fullmatch(task_id) else []
+    account, values = await authenticate_and_read(request, reads)
+    task = await services_of(request).tasks.load(values[0]) if values and values[0] else None
     if task is None:
         raise ApiError(ErrorKind.NOT_FOUND, "No such task.")
     require_owner(account, task.account_id, "task", hide=True)
