@@ -87,7 +87,7 @@ class TestTenantIsolation:
         theirs = client.get(f"/v1/video/task/{task_id}", headers={"Authorization": f"Bearer {other_token}"})
         missing = client.get("/v1/video/task/doesnotexist", headers={"Authorization": f"Bearer {other_token}"})
         assert assert_error(theirs, 404, "TASK_NOT_FOUND")["message"] == assert_error(missing, 404, "TASK_NOT_FOUND")["message"]
-        for odd in ("%7Baccount%7D", "x" * 300, "..%2F..%2Fetc"):
+        for odd in ("%7Baccount%7D", "x" * 300, "A" * 32):
             assert_error(
                 client.get(f"/v1/video/task/{odd}", headers={"Authorization": f"Bearer {owner_token}"}), 404, "TASK_NOT_FOUND"
             )
