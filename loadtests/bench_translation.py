@@ -33,8 +33,9 @@ from tests.support.services import free_port, redis_server, wait_http_ok  # noqa
 
 UI_STRING = (
     "Welcome back, {player}! Your <color=#ffd700>daily reward</color> of %d gold is ready. "
-    "Press [b]Claim[/b] before midnight to keep your streak alive and unlock the next chest."
+    "Press [b]Claim[/b] before midnight to keep your streak alive and unlock the next legendary treasure chest, hero!!!"
 )
+assert len(UI_STRING) == 200, len(UI_STRING)
 TARGETS = ["es", "pt-BR", "ca", "fr", "it"]
 SENTENCES = [
     "The old castle stands on the hill above the river.",
