@@ -20,22 +20,6 @@ from serve_app import keys
 from serve_app.accounts import DEFAULT_BURST, DEFAULT_RATE_PER_MINUTE, QUOTA_METRICS, Account
 from serve_app.errors import ApiError, ErrorKind
 
-_GCRA = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local interval = tonumber(ARGV[1])
-local capacity = tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local new_tat = tat + interval
-local excess = new_tat - now - capacity
-if excess > 0 then
-  return {0, tostring(excess), '0'}
-end
-redis.call('SET', KEYS[1], tostring(new_tat), 'EX', tonumber(ARGV[3]))
-return {1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
-"""
-
 # Token lookup, account read, the GCRA check and the endpoint's first reads in
 # one round trip: this runs on every authenticated request. Keys are derived
 # inside the script (the account id is only known after the token lookup), so
@@ -107,7 +91,6 @@ class RateLimiter:
     """GCRA limiter: ``rate_per_minute`` sustained, ``burst`` at once."""
 
     def __init__(self, redis: Redis) -> None:
-        self._script = redis.register_script(_GCRA)
         self._authenticate = redis.register_script(_AUTHENTICATE)
 
     async def admit(self, token_hash: str, prefetch: Sequence[str] = ()) -> Admission | None:
@@ -144,20 +127,6 @@ class RateLimiter:
             f"Rate limit of {account.rate_per_minute} requests per minute exceeded; retry in {retry} s.",
             headers={"Retry-After": str(retry)},
         )
-
-    async def check(self, account: Account) -> RateDecision:
-        interval = 60.0 / max(account.rate_per_minute, 1)
-        capacity = interval * max(account.burst, 1)
-        allowed, excess, remaining = await self._script(
-            keys=[keys.rate_limit(account.id)], args=[interval, capacity, keys.RATE_LIMIT_TTL_S]
-        )
-        return RateDecision(bool(int(allowed)), float(excess), int(remaining))
-
-    async def enforce(self, account: Account) -> RateDecision:
-        decision = await self.check(account)
-        if not decision.allowed:
-            raise self.refuse(account, decision)
-        return decision
 
 
 def current_period(now: float | None = None) -> str:

@@ -20,15 +20,18 @@ from serve_app.responses import HANDLED, handle_exception
 
 
 async def test_gcra_burst_then_refuse(redis_client: Redis) -> None:
-    account = await AccountStore(redis_client).create("rl", rate_per_minute=60, burst=5)
+    from serve_app.accounts import hash_token
+
+    store = AccountStore(redis_client)
+    account = await store.create("rl", rate_per_minute=60, burst=5)
+    token_hash = hash_token((await store.issue_token(account)).token)
     limiter = RateLimiter(redis_client)
-    decisions = [await limiter.check(account) for _ in range(6)]
+    decisions = [(await limiter.admit(token_hash)).rate for _ in range(6)]  # type: ignore[union-attr]
     assert [d.allowed for d in decisions] == [True] * 5 + [False]
     assert [d.remaining for d in decisions[:5]] == [4, 3, 2, 1, 0]
     assert 0 < decisions[-1].retry_after_s <= 1.0
-    with pytest.raises(ApiError) as err:
-        await limiter.enforce(account)
-    assert err.value.kind is ErrorKind.RATE_LIMITED and err.value.headers["Retry-After"] == "1"
+    error = limiter.refuse(account, decisions[-1])
+    assert error.kind is ErrorKind.RATE_LIMITED and error.headers["Retry-After"] == "1"
 
 
 async def test_quota_refuses_what_does_not_fit(redis_client: Redis) -> None:
