@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,6 +96,17 @@ def load(
     return json.loads(out.strip().splitlines()[-1])
 
 
+@contextlib.contextmanager
+def running_service() -> Iterator[tuple[str, str, str]]:
+    """Redis, Ray and both Serve apps on free ports; yields (base URL, Redis URL, bench token)."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
+        start_apps(redis_url, port)
+        wait_http_ok(f"{base}/readyz", 180)
+        yield base, redis_url, make_token(redis_url)
+
+
 def median_of(runs: list[dict[str, float]]) -> dict[str, float]:
     return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
@@ -104,12 +117,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
-        start_apps(redis_url, port)
-        wait_http_ok(f"{base}/readyz", 180)
-        token = make_token(redis_url)
+    with running_service() as (base, redis_url, token):
         task_id = make_task(redis_url, token)
         targets = {
             "bare Serve hello-world": (f"{base}/bare", None),

@@ -18,7 +18,6 @@ import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,8 +27,7 @@ sys.path.insert(0, str(ROOT))
 from deployments.engines.translation.apertium import ApertiumEngine  # noqa: E402
 from deployments.engines.translation.base import TranslationRequest  # noqa: E402
 from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
-from loadtests.bench_api import load, make_token, start_apps  # noqa: E402
-from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
+from loadtests.bench_api import load, running_service  # noqa: E402
 
 UI_STRING = (
     "Welcome back, {player}! Your <color=#ffd700>daily reward</color> of %d gold is ready. "
@@ -82,12 +80,7 @@ def apertium_overhead(rounds: int, lines: int) -> None:
 
 
 def http_localization(args: argparse.Namespace) -> None:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
-        start_apps(redis_url, port)
-        wait_http_ok(f"{base}/readyz", 180)
-        token = make_token(redis_url)
+    with running_service() as (base, _redis_url, token):
         body = json.dumps({"text": UI_STRING, "content_type": "ui", "source_lang": "en", "target_langs": TARGETS})
         url = f"{base}/v1/game/localization"
         runs = [load(url, args, token, method="POST", body=body) for _ in range(args.http_rounds)]
