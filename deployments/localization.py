@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
@@ -86,7 +85,3 @@ def _rejoin(lines: list[str], translated: tuple[str, ...] | list[str]) -> str:
     """Put translated segments back in place of the non-empty lines, keeping blank ones."""
     it = iter(translated)
     return "\n".join(next(it) if line.strip() else line for line in lines)
-
-
-def outcome_dict(outcome: LocalizationOutcome) -> dict[str, Any]:
-    return dataclasses.asdict(outcome)
