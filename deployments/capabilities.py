@@ -11,6 +11,16 @@ from __future__ import annotations
 import dataclasses
 
 
+def primary(code: str) -> str:
+    """``pt-BR`` → ``pt``: the language of a (possibly regional) API code."""
+    return code.split("-")[0]
+
+
+def translates(pairs: frozenset[tuple[str, str]], source: str, target: str) -> bool:
+    """Text in ``source`` can be delivered in ``target``: a served pair, or the same language."""
+    return source == primary(target) or (source, target) in pairs
+
+
 @dataclasses.dataclass(frozen=True)
 class Capabilities:
     """Language support of one deployment, or of the whole service once merged.
@@ -33,7 +43,10 @@ class Capabilities:
     def merge(self, other: Capabilities) -> Capabilities:
         return Capabilities(**{f.name: getattr(self, f.name) | getattr(other, f.name) for f in dataclasses.fields(self)})
 
+    def translates(self, source: str, target: str) -> bool:
+        return translates(self.translation_pairs, source, target)
+
     @property
     def translation_languages(self) -> frozenset[str]:
         """Primary codes that occur on either side of a pair."""
-        return frozenset(code.split("-")[0] for pair in self.translation_pairs for code in pair)
+        return frozenset(primary(code) for pair in self.translation_pairs for code in pair)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from deployments.capabilities import primary, translates
 from deployments.engines.asr.audio import SAMPLE_RATE, load_audio
 from deployments.engines.asr.types import Transcript
 from deployments.engines.errors import InvalidInput, UnsupportedLanguage
@@ -146,9 +147,7 @@ def _range(params: VideoParams, info: MediaInfo) -> tuple[float, float | None]:
 
 
 async def _check_pair(deps: PipelineDeps, source: str, target: str) -> None:
-    if source == target.split("-")[0]:
-        return
-    if (source, target) not in await deps.pairs():
+    if not translates(await deps.pairs(), source, target):
         raise UnsupportedLanguage(
             f"speech in {source} cannot be translated into {target} on this service", source=source, target=target
         )
@@ -178,7 +177,7 @@ async def _translated_cues(
 
 
 async def _translate_all(sentences: list[str], language: str, params: VideoParams, deps: PipelineDeps) -> list[str]:
-    if not sentences or language == params.target_lang.split("-")[0]:
+    if not sentences or language == primary(params.target_lang):
         return sentences
     glossary = params.glossary if params.glossary and params.glossary.applies_to(language, params.target_lang) else None
     out: list[str] = []

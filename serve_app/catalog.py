@@ -22,12 +22,9 @@ from typing import Any
 
 import yaml
 
-from deployments.capabilities import Capabilities
+from deployments.capabilities import Capabilities, primary
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "configs" / "languages.yaml"
-
-TYPES = ("translation", "speech", "ocr")
-CAPABILITIES = ("formality", "glossary", "document")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,14 +70,7 @@ class Catalog:
         raise UnknownLanguage(code)
 
     def primary(self, code: str) -> str:
-        return self.canonical(code).split("-")[0]
-
-    def is_valid_target(self, code: str) -> bool:
-        try:
-            self.canonical(code)
-        except UnknownLanguage:
-            return False
-        return True
+        return primary(self.canonical(code))
 
     def records(self, caps: Capabilities) -> list[dict[str, Any]]:
         glossary = caps.translation_languages
@@ -116,7 +106,7 @@ class Catalog:
             rows = [r for r in rows if r[f"supports_{capability}"]]
         if source:
             src = self.primary(source)
-            reachable = {t.split("-")[0] for s, t in caps.translation_pairs if s == src}
+            reachable = {primary(t) for s, t in caps.translation_pairs if s == src}
             rows = [r for r in rows if r["code"] in reachable]
         if target:
             tgt = self.canonical(target)

@@ -17,6 +17,7 @@ from serve_app import storage
 from serve_app.accounts import AccountStore
 from serve_app.catalog import Catalog
 from serve_app.files import FileStore
+from serve_app.glossaries import GlossaryStore
 from serve_app.idempotency import IdempotencyStore
 from serve_app.limits import QuotaLedger, RateLimiter
 from serve_app.settings import AppArgs
@@ -79,6 +80,7 @@ class Services:
     capabilities: CapabilityCache
     handles: Mapping[str, Any]
     files: FileStore
+    glossaries: GlossaryStore
     url_policy: UrlPolicy
     speed: SpeedStats
 
@@ -98,6 +100,7 @@ class Services:
             capabilities=CapabilityCache(probes, args.capabilities_refresh_s),
             handles=handles,
             files=storage.file_store(args),
+            glossaries=GlossaryStore(redis),
             url_policy=storage.url_policy(args),
             speed=SpeedStats(redis),
         )

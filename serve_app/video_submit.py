@@ -18,13 +18,13 @@ from typing import Any
 
 import pydantic
 
+from deployments.capabilities import primary
 from deployments.engines.errors import InvalidInput, InvalidUrl
 from deployments.engines.media.probe import MediaInfo, probe, validate
 from deployments.engines.net.urls import check_url
 from serve_app.accounts import Account
 from serve_app.catalog import UnknownLanguage
 from serve_app.errors import ApiError, ErrorKind
-from serve_app.glossaries import GlossaryStore
 from serve_app.responses import to_api_error, validation_error
 from serve_app.schemas.video import VideoTranslateParams
 from serve_app.services import Services
@@ -100,7 +100,7 @@ async def _check_pair(services: Services, source: str | None, target: str) -> No
     caps = await services.capabilities.get()
     if source is not None and source not in caps.speech_languages:
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Speech recognition of {source} is not available on this service.")
-    if source is not None and source != target.split("-")[0] and (source, target) not in caps.translation_pairs:
+    if source is not None and not caps.translates(source, target):
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Translation {source} → {target} is not available on this service.")
     if source is None and not any(t == target for _s, t in caps.translation_pairs):
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"No language can be translated into {target} on this service.")
@@ -119,10 +119,10 @@ async def _glossary(
     """A snapshot of the glossary: later edits do not change a submitted task."""
     if glossary_id is None:
         return None
-    record = await GlossaryStore(services.redis).get(glossary_id)
+    record = await services.glossaries.get(glossary_id)
     if record is None or record["account_id"] != account.id:
         raise ApiError(ErrorKind.GLOSSARY_NOT_FOUND, f"Glossary {glossary_id!r} does not exist or belongs to another account.")
-    covers = record["target_lang"] in (target, target.split("-")[0])
+    covers = record["target_lang"] in (target, primary(target))
     if not covers or (source is not None and record["source_lang"] != source):
         raise ApiError(
             ErrorKind.GLOSSARY_NOT_FOUND,

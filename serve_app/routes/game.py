@@ -9,6 +9,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from deployments.capabilities import primary
 from deployments.engines.translation.glossary import Glossary
 from deployments.localization import LocalizationJob, LocalizationOutcome
 from serve_app.accounts import Account
@@ -16,7 +17,7 @@ from serve_app.auth import authenticate, require_owner, services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.catalog import UnknownLanguage
 from serve_app.errors import ApiError, ErrorKind
-from serve_app.glossaries import GlossaryStore, to_engine_glossary
+from serve_app.glossaries import to_engine_glossary
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.game import MAX_TEXT_CHARS, LocalizationRequest, LocalizationResponse
@@ -89,14 +90,14 @@ async def _job(services: Services, body: LocalizationRequest, targets: list[str]
         source = services.catalog.primary(body.source_lang)
     except UnknownLanguage:
         raise _unsupported(f"source_lang {body.source_lang!r} is not a supported language code.") from None
-    pairs = (await services.capabilities.get()).translation_pairs
-    missing = [t for t in targets if t.split("-")[0] != source and (source, t) not in pairs]
+    caps = await services.capabilities.get()
+    missing = [t for t in targets if not caps.translates(source, t)]
     if missing:
         raise _unsupported(f"Translation {source} → {', '.join(missing)} is not available on this service.")
     return LocalizationJob(
         text=body.text,
         source_lang=source,
-        target_langs=tuple(t for t in targets if t.split("-")[0] != source),
+        target_langs=tuple(t for t in targets if primary(t) != source),
         content_type=body.content_type,
         genre=body.genre,
         tone=body.tone,
@@ -115,7 +116,7 @@ async def _call(services: Services, job: LocalizationJob) -> LocalizationOutcome
 
 
 async def _glossary(services: Services, account: Account, glossary_id: str, source: str) -> Glossary:
-    record = await GlossaryStore(services.redis).get(glossary_id)
+    record = await services.glossaries.get(glossary_id)
     if record is None:
         raise ApiError(ErrorKind.NOT_FOUND, f"No glossary {glossary_id!r}.")
     require_owner(account, record["account_id"], "glossary")

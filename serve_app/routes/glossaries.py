@@ -28,7 +28,7 @@ _ONE = (*_COMMON, ErrorKind.FORBIDDEN, ErrorKind.NOT_FOUND)
 
 
 def store(request: Request) -> GlossaryStore:
-    return GlossaryStore(services_of(request).redis)
+    return services_of(request).glossaries
 
 
 @api_route(

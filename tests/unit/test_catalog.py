@@ -118,3 +118,18 @@ def test_canonical(catalog: Catalog, given: str, canonical: str) -> None:
 def test_unknown_codes(catalog: Catalog, bad: str) -> None:
     with pytest.raises(UnknownLanguage):
         catalog.canonical(bad)
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "expected"),
+    [
+        ("en", "es", True),
+        ("en", "pt-BR", True),
+        ("fr", "es", True),
+        ("en", "en-GB", True),
+        ("en", "ja", False),
+        ("es", "fr", False),
+    ],
+)
+def test_translates_served_pairs_and_the_same_language(source: str, target: str, expected: bool) -> None:
+    assert CAPS.translates(source, target) is expected
