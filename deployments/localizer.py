@@ -28,8 +28,3 @@ class Localizer:
     async def ready(self) -> bool:
         result: bool = await self.translator.ready.remote()
         return result
-
-    def capabilities(self) -> Any:
-        from deployments.capabilities import Capabilities
-
-        return Capabilities()  # it serves exactly the Translator's pairs, reported there

@@ -37,9 +37,8 @@ class Translator:
 
     def capabilities(self) -> Capabilities:
         engines = [e for e in (self.engine, self.fallback) if e is not None]
-        pairs = frozenset().union(*(e.pairs() for e in engines))
         formality = frozenset().union(*(e.supports_formality() for e in engines))
-        return Capabilities(translation_pairs=pairs, formality_targets=formality)
+        return Capabilities(translation_pairs=self.safe.pairs(), formality_targets=formality)
 
     def ready(self) -> bool:
         self.engine.health()

@@ -207,8 +207,3 @@ class VideoWorker:
 
     def check_health(self) -> None:
         self.ready()
-
-    def capabilities(self) -> Any:
-        from deployments.capabilities import Capabilities
-
-        return Capabilities()

@@ -13,6 +13,9 @@ from serve_app.asgi import create_app
 from serve_app.services import CapabilityProbe, Services
 from serve_app.settings import AppArgs
 
+#: Deployments whose engines define what the service can do (languages, pairs).
+CAPABILITY_REPORTERS = ("translator", "asr")
+
 
 def _probe(handle: Any) -> CapabilityProbe:
     async def call() -> Capabilities:
@@ -30,7 +33,7 @@ class Ingress:
     def __init__(self, args: dict[str, Any], handles: Mapping[str, Any]) -> None:
         self.args = AppArgs.model_validate(args)
         self.handles = dict(handles)
-        probes = {name: _probe(handle) for name, handle in self.handles.items()}
+        probes = {name: _probe(self.handles[name]) for name in CAPABILITY_REPORTERS if name in self.handles}
         self.services = Services.create(self.args, self.handles, probes)
 
     def __serve_build_asgi_app__(self) -> Starlette:
