@@ -106,7 +106,7 @@ def build_deps(services: WorkerServices, task: Task) -> PipelineDeps:
         return (await translator.capabilities.remote()).translation_pairs
 
     async def publish(path: Path, name: str, content_type: str) -> str:
-        stored = await services.files.put(task.task_id, name, path, content_type)
+        stored = await services.files.put(task.task_id, name, path, content_type, consume=True)  # workdir is discarded
         return services.files.url(stored.key, services.files.expires_for(time.time()))
 
     return PipelineDeps(obtain, detect_language, transcribe, translate, pairs, publish, timeout_s=args.worker.step_timeout_s)

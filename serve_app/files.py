@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import errno
 import hashlib
 import hmac
 import json
@@ -89,7 +90,11 @@ class FileStore(Protocol):
 
     ttl_s: int
 
-    async def put(self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str) -> StoredFile: ...
+    async def put(
+        self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str, *, consume: bool = False
+    ) -> StoredFile:
+        """Store ``src_path``; with ``consume`` the caller gives the file up and it may be moved."""
+        ...
 
     def url(self, key: str, expires_at: float) -> str: ...
 
@@ -120,6 +125,17 @@ def is_valid_key(key: str) -> bool:
     return len(parts) == 2 and all(_SEGMENT.fullmatch(p) for p in parts)
 
 
+def _rename(src: Path, dest: Path) -> bool:
+    """Move ``src`` to ``dest``; False when they are on different file systems."""
+    try:
+        os.replace(src, dest)
+    except OSError as exc:
+        if exc.errno == errno.EXDEV:
+            return False
+        raise
+    return True
+
+
 class LocalFileStore:
     """Files under ``root_dir``, served by ``/v1/files`` with HMAC-signed links.
 
@@ -138,11 +154,17 @@ class LocalFileStore:
         self._secret = secret
         self.ttl_s = ttl_s
 
-    async def put(self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str) -> StoredFile:
-        """Copy ``src_path`` into the store (atomically: readers never see half a file)."""
+    async def put(
+        self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str, *, consume: bool = False
+    ) -> StoredFile:
+        """Copy ``src_path`` into the store (atomically: readers never see half a file).
+
+        With ``consume`` the file is renamed into place when it is on the same
+        file system, so a 500 MB upload is not written a second time.
+        """
         key = object_key(task_id, name)
         try:
-            return await asyncio.to_thread(self._put, key, Path(src_path), content_type or DEFAULT_CONTENT_TYPE)
+            return await asyncio.to_thread(self._put, key, Path(src_path), content_type or DEFAULT_CONTENT_TYPE, consume)
         except OSError as exc:
             raise FileStoreError(f"cannot store {key}: {exc}") from exc
 
@@ -202,12 +224,13 @@ class LocalFileStore:
                 removed += 1
         return removed
 
-    def _put(self, key: str, src: Path, content_type: str) -> StoredFile:
+    def _put(self, key: str, src: Path, content_type: str, consume: bool) -> StoredFile:
         dest = self.root / key
         dest.parent.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp")
         try:
-            shutil.copyfile(src, tmp)
+            if not (consume and _rename(src, tmp)):
+                shutil.copyfile(src, tmp)
             os.replace(tmp, dest)
         finally:
             tmp.unlink(missing_ok=True)
@@ -350,7 +373,9 @@ class S3FileStore:
         self._netloc = endpoint.netloc
         self._base_path = endpoint.path.rstrip("/")
 
-    async def put(self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str) -> StoredFile:
+    async def put(
+        self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str, *, consume: bool = False
+    ) -> StoredFile:
         key = object_key(task_id, name)
         src = Path(src_path)
         try:

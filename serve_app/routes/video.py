@@ -123,7 +123,7 @@ async def _store_source(services: Services, form: FormBody, submission: Submissi
     if form.file is None:
         return {"kind": "url", "url": submission.params["video_url"]}
     upload_id = form.file.path.parent.name
-    stored = await services.files.put(upload_id, form.file.path.name, form.file.path, form.file.content_type)
+    stored = await services.files.put(upload_id, form.file.path.name, form.file.path, form.file.content_type, consume=True)
     return {"kind": "upload", "key": stored.key, "filename": form.file.filename, "size": form.file.size}
 
 

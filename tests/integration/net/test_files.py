@@ -67,6 +67,14 @@ async def test_put_copies_and_describes(store: LocalFileStore, srt: Path) -> Non
     assert isinstance(info.value.__cause__, FileNotFoundError)
 
 
+async def test_put_consume_moves_instead_of_copying(store: LocalFileStore, srt: Path) -> None:
+    inode = srt.stat().st_ino
+    stored = await store.put("task2", "subs.srt", srt, "application/x-subrip", consume=True)
+    kept = store.open_path(stored.key)
+    assert not srt.exists() and kept.read_bytes() == SRT
+    assert kept.stat().st_ino == inode  # renamed: the bytes were not written again
+
+
 async def test_open_path_stays_inside_the_store(store: LocalFileStore, srt: Path, tmp_path: Path) -> None:
     await store.put("task1", "subs.srt", srt, "application/x-subrip")
     for key in ("../out.srt", "task1/../../out.srt", "/etc/passwd", "task1/.subs.srt.json", "task1", "a/b/c"):
