@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
+from deployments.engines.translation.length import shorten
 
 Translate = Callable[[TranslationRequest, Glossary | None], Awaitable[TranslationResult]]
 
@@ -76,8 +77,6 @@ async def _one(
     text = min(text, _rejoin(lines, retry.texts), key=len)
     if len(text) <= job.max_length:
         return text, True, retry
-    from deployments.engines.translation.length import shorten
-
     return shorten(text, job.max_length), True, retry
 
 
