@@ -1,9 +1,9 @@
 """The engine error tree.
 
 Engine adapters catch their library's exceptions and raise one of these, most
-specific first, with the cause chained (``raise ... from exc``). The HTTP edge
-maps each class to a status and contract code in one table
-(``serve_app.errors``); engines never know about HTTP.
+specific first, with the cause chained (``raise ... from exc``). The error
+table (``core.errors``) maps each class to a status and contract code for the
+HTTP edge and for failed tasks; engines never know about HTTP.
 
     EngineError
     ├── InvalidInput          the request cannot be processed as given

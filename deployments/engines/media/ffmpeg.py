@@ -45,6 +45,20 @@ _GRAPH_SPECIAL = frozenset("\\'[],;")
 # --------------------------------------------------------------------- running
 
 
+#: Demuxers that may open an uploaded or fetched video (ffmpeg matches any name of a
+#: multi-name demuxer: ``mov`` admits ``mov,mp4,m4a,3gp,3g2,mj2``, ``matroska`` admits WebM).
+VIDEO_DEMUXERS = ("mov", "matroska", "avi", "flv", "asf")
+
+
+def untrusted_input(demuxers: Sequence[str] = VIDEO_DEMUXERS) -> list[str]:
+    """ffmpeg/ffprobe input options for customer files: local file protocol only, known demuxers only.
+
+    Without them a playlist or concat file disguised as a video makes ffmpeg
+    open URLs (``http://10.0.0.5:6379/``) or other local files on our side.
+    """
+    return ["-protocol_whitelist", "file", "-format_whitelist", ",".join(demuxers)]
+
+
 def run_tool(cmd: Sequence[str], *, timeout_s: float, what: str) -> subprocess.CompletedProcess[bytes]:
     """Run an ffmpeg-family binary, leaving the exit status to the caller.
 
@@ -122,7 +136,7 @@ def extract_audio(
     seek = ["-ss", f"{start:.3f}"] if start else []
     length = ["-t", f"{end - (start or 0.0):.3f}"] if end is not None else []
     stream = f"0:{audio_index}" if audio_index is not None else "0:a:0"
-    args = [*seek, "-i", _input(src), *length, "-map", stream, "-vn", "-sn", "-dn", "-map_metadata", "-1"]
+    args = [*seek, *untrusted_input(), "-i", _input(src), *length, "-map", stream, "-vn", "-sn", "-dn", "-map_metadata", "-1"]
     args += ["-af", f"aresample={SPEECH_RATE}:async=1:first_pts=0", "-ac", "1", "-ar", str(SPEECH_RATE)]
     args += ["-c:a", "pcm_s16le", "-f", "wav"]
     with _atomic_output(dst_wav) as tmp:
@@ -187,7 +201,7 @@ def burn_subtitles(
     if not Path(ass_path).is_file():
         raise EngineFailure(f"subtitle file not found: {os.fspath(ass_path)}")
     vf = f"scale=trunc(iw/2)*2:trunc(ih/2)*2,{subtitles_filter(ass_path, fonts_dir)},format=yuv420p"
-    args = ["-i", _input(src), "-map", "0:V:0", "-map", "0:a:0?", "-vf", vf, "-fps_mode", "passthrough"]
+    args = [*untrusted_input(), "-i", _input(src), "-map", "0:V:0", "-map", "0:a:0?", "-vf", vf, "-fps_mode", "passthrough"]
     args += ["-c:v", "libx264", "-preset", X264_PRESET, "-crf", str(X264_CRF), "-pix_fmt", "yuv420p"]
     args += ["-c:a", "aac", "-b:a", AAC_BITRATE, "-movflags", "+faststart", "-max_muxing_queue_size", "4096"]
     if threads is not None:

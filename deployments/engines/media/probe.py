@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from deployments.engines.errors import MediaTooLarge, NoAudioTrack, UnsupportedMedia
-from deployments.engines.media.ffmpeg import run_tool, stderr_tail
+from deployments.engines.media.ffmpeg import VIDEO_DEMUXERS, run_tool, stderr_tail, untrusted_input
 
 FFPROBE = "ffprobe"
 MAX_DURATION_S = 3 * 3600.0
@@ -89,8 +89,16 @@ class MediaInfo:
 # --------------------------------------------------------------------- probing
 
 
-def probe(path: str | os.PathLike[str], timeout_s: float = 30, *, filename_hint: str | None = None) -> MediaInfo:
+def probe(
+    path: str | os.PathLike[str],
+    timeout_s: float = 30,
+    *,
+    filename_hint: str | None = None,
+    demuxers: Sequence[str] = VIDEO_DEMUXERS,
+) -> MediaInfo:
     """Run ffprobe on ``path``; ``filename_hint`` is the upload's original name when it was stored under another.
+
+    Only ``demuxers`` may open the file, and only as a local file (see :func:`untrusted_input`).
 
     Raises:
         UnsupportedMedia: the file is missing, unreadable, or not media ffprobe knows.
@@ -99,10 +107,13 @@ def probe(path: str | os.PathLike[str], timeout_s: float = 30, *, filename_hint:
     file = Path(path).absolute()
     if not file.is_file():
         raise UnsupportedMedia("The media file was not found.") from FileNotFoundError(os.fspath(file))
-    cmd = [FFPROBE, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", os.fspath(file)]
+    cmd = [FFPROBE, "-v", "error", *untrusted_input(demuxers), "-print_format", "json", "-show_format", "-show_streams"]
+    cmd.append(os.fspath(file))
     proc = run_tool(cmd, timeout_s=timeout_s, what="read the media file")
     if proc.returncode != 0:
         cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
+        if b"not on whitelist" in proc.stderr:
+            raise UnsupportedMedia(f"Not an accepted video format; accepted: {', '.join(CONTAINERS)}.") from cause
         raise UnsupportedMedia(f"The file could not be read as a video{_reason(proc.stderr, file)}.") from cause
     try:
         data = json.loads(proc.stdout)

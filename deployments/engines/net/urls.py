@@ -85,18 +85,26 @@ class UrlPolicy:
         allow_private: skip the address check entirely. Only for tests and
             single-machine setups that fetch from loopback servers.
         allowed_hosts: host names (lowercase, or IP literals) exempt from the
-            address check, for a named internal service the operator trusts.
-            Not an allow-list: other public hosts remain allowed.
+            address and port checks, for a named internal service the operator
+            trusts. Not an allow-list: other public hosts remain allowed.
+        allowed_ports: ports any other host may use. Only the web's ports by
+            default, so a public address cannot be used to knock on a mail,
+            database or cache port (``http://1.2.3.4:6379/``).
         schemes: accepted URL schemes.
     """
 
     allow_private: bool = False
     allowed_hosts: frozenset[str] = frozenset()
+    allowed_ports: frozenset[int] = frozenset(DEFAULT_PORTS.values())
     schemes: tuple[str, ...] = ("http", "https")
+
+    def trusts(self, host: str) -> bool:
+        """Whether the operator named ``host`` as trusted."""
+        return _normal_host(host) in {_normal_host(h) for h in self.allowed_hosts}
 
     def exempts(self, host: str) -> bool:
         """Whether ``host`` skips the address check."""
-        return self.allow_private or _normal_host(host) in {_normal_host(h) for h in self.allowed_hosts}
+        return self.allow_private or self.trusts(host)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,6 +175,9 @@ def check_url(url: str, policy: UrlPolicy, *, resolve: bool = True) -> ResolvedU
     """
     parsed = _parse(url)
     scheme, host, port = _parts(parsed, policy)
+    if port not in policy.allowed_ports and not policy.trusts(host):
+        allowed = ", ".join(str(p) for p in sorted(policy.allowed_ports))
+        raise InvalidUrl(f"URL refused: port {port} is not allowed; use {allowed}")
     literal = _ip_literal(host)
     if literal is not None:
         addresses: tuple[IPAddress, ...] = (literal,)

@@ -18,10 +18,10 @@ ACCOUNT_PLACEHOLDER = "{account}"
 TASK_PENDING_EXPIRY_S = 48 * 3600  # contract: expires if pending more than 48 h
 TASK_RECORD_TTL_S = 7 * 24 * 3600  # a finished task stays readable a week
 DOWNLOAD_LINK_TTL_S = 24 * 3600  # contract: output links valid 24 h
-IDEMPOTENCY_TTL_S = 24 * 3600
+IDEMPOTENCY_TTL_S = 24 * 3600  # a stored response is replayed this long
+IDEMPOTENCY_LEASE_S = 30  # a running first request holds its key this long, renewed while it runs
 RATE_LIMIT_TTL_S = 3600  # refreshed on every request; covers any window we use
 QUOTA_COUNTER_TTL_S = 40 * 24 * 3600  # one calendar month plus margin
-JOB_STREAM_MAXLEN = 100_000
 SPEED_TTL_S = 30 * 24 * 3600
 
 
@@ -52,8 +52,18 @@ def rate_limit(account_id: str) -> str:
     return f"{PREFIX}:rl:{account_id}"
 
 
+def anonymous_rate_limit(client: str) -> str:
+    """GCRA state of one anonymous caller (client address) on the unauthenticated endpoints."""
+    return f"{PREFIX}:rl-anon:{client}"
+
+
 def quota(account_id: str, metric: str, period: str) -> str:
     return f"{PREFIX}:quota:{account_id}:{metric}:{period}"
+
+
+def quota_charge(charge_id: str) -> str:
+    """Marker of a charge already made (a worker rerunning a task does not charge twice)."""
+    return f"{PREFIX}:charged:{charge_id}"
 
 
 def idempotency(account_id: str, key_hash: str) -> str:
@@ -69,7 +79,13 @@ def account_tasks(account_id: str) -> str:
     return f"{PREFIX}:acct-tasks:{account_id}"
 
 
+def pending_tasks() -> str:
+    """Sorted set of unfinished task ids scored by creation time (orphan sweep, queue metrics)."""
+    return f"{PREFIX}:tasks-pending"
+
+
 def job_stream() -> str:
+    """The job stream; acknowledged entries are deleted, so it holds only unfinished jobs."""
     return f"{PREFIX}:jobs"
 
 
@@ -107,5 +123,5 @@ def webhook_sending() -> str:
 
 
 def speed(kind: str) -> str:
-    """Measured processing speed of one job kind (see ``tasks.SpeedStats``)."""
+    """Measured processing speed of one job kind (see ``core.tasks.speed``)."""
     return f"{PREFIX}:speed:{kind}"

@@ -8,6 +8,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from deployments.engines.media.probe import MAX_BYTES as MAX_VIDEO_BYTES
+from deployments.engines.net.urls import DEFAULT_PORTS, UrlPolicy
+
 MiB = 1 << 20
 
 #: Relative paths in the config (work dir, files, models) are relative to the project root,
@@ -44,7 +47,7 @@ class BodyLimits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     json_bytes: int = 1 * MiB
-    video_upload_bytes: int = 500 * MiB + 1 * MiB  # 500 MB file plus multipart fields
+    video_upload_bytes: int = MAX_VIDEO_BYTES + 1 * MiB  # the video limit plus multipart fields
     voice_upload_bytes: int = 50 * MiB + 1 * MiB  # 50 MB sample plus fields
 
     def for_path(self, path: str) -> int:
@@ -74,7 +77,7 @@ class AsrArgs(EngineSpec):
 
 
 class WorkerArgs(BaseModel):
-    """The VideoWorker deployment (job runner)."""
+    """The JobWorker deployment (job runner, callback sender, housekeeping)."""
 
     model_config = ConfigDict(extra="forbid", validate_default=True)
 
@@ -90,7 +93,16 @@ class WorkerArgs(BaseModel):
     reclaim_after_s: float = Field(60.0, gt=0, description="A job silent this long is taken over by another worker.")
     max_deliveries: int = Field(3, ge=1)
     fetch_timeout_s: float = Field(600.0, gt=0)
-    step_timeout_s: float = Field(3 * 3600.0, gt=0)
+    step_timeout_s: float = Field(3 * 3600.0, gt=0, description="Deadline of one ffmpeg step.")
+    delivery_poll_s: float = Field(1.0, gt=0, description="How often due callbacks are looked for (they also leave at once).")
+    housekeeping_s: float = Field(3600.0, gt=0, description="Period of the purge of dead files and the orphan sweep.")
+    staging_max_age_s: float = Field(6 * 3600.0, gt=0, description="Upload staging folders untouched this long are dead.")
+    claim_error_limit: int = Field(5, ge=1, description="Consecutive job-claim failures after which the worker is unhealthy.")
+
+    @property
+    def staging_dir(self) -> Path:
+        """Where uploads land while they stream in (renamed into the file store once accepted)."""
+        return Path(self.work_dir) / "uploads"
 
 
 class UrlPolicyArgs(BaseModel):
@@ -99,7 +111,19 @@ class UrlPolicyArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     allow_private: bool = Field(False, description="Allow loopback/private addresses (tests, closed networks only).")
-    allowed_hosts: list[str] = Field(default_factory=list, description="Host names allowed even when private.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Host names the operator trusts: allowed even when private, on any port."
+    )
+    allowed_ports: list[int] = Field(
+        default_factory=lambda: sorted(DEFAULT_PORTS.values()), description="Ports other hosts may use (80 and 443 by default)."
+    )
+
+    def policy(self) -> UrlPolicy:
+        return UrlPolicy(
+            allow_private=self.allow_private,
+            allowed_hosts=frozenset(self.allowed_hosts),
+            allowed_ports=frozenset(self.allowed_ports),
+        )
 
 
 class WebhookArgs(BaseModel):
@@ -131,6 +155,18 @@ class StorageArgs(BaseModel):
     s3: dict[str, Any] = Field(default_factory=dict, description="endpoint_url, bucket, region, access_key, secret_key, prefix")
 
 
+class AnonymousLimits(BaseModel):
+    """Rate limit of unauthenticated endpoints (``/v1/languages``), per client address."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rate_per_minute: int = Field(300, ge=1)
+    burst: int = Field(60, ge=1)
+    trust_forwarded_for: bool = Field(
+        False, description="Take the client address from X-Forwarded-For (only behind a proxy that sets it)."
+    )
+
+
 class AppArgs(BaseModel):
     """Everything the ingress needs; YAML supplies it, env fills secrets.
 
@@ -149,6 +185,8 @@ class AppArgs(BaseModel):
     max_inflight_requests: int = Field(256, ge=1)
     capabilities_refresh_s: float = Field(30.0, gt=0)
     handle_timeout_s: float = Field(60.0, gt=0)
+    readiness_cache_s: float = Field(2.0, ge=0, description="How long one /readyz answer is reused.")
+    anonymous_limits: AnonymousLimits = Field(default_factory=AnonymousLimits)
     body_limits: BodyLimits = Field(default_factory=BodyLimits)
     translator: TranslatorArgs | None = None
     asr: AsrArgs | None = None

@@ -1,10 +1,12 @@
-"""One error body and one status table for the whole API.
+"""One status table for the whole API, shared by the HTTP edge and the workers.
 
-Every failure is raised as an :class:`ApiError` carrying an :class:`ErrorKind`.
-The contract uses different codes per endpoint group (string codes for video,
-per-group numeric codes elsewhere), so the kind is turned into an HTTP status
-and a contract code only at the edge, by looking up the group of the request
-path in :data:`ERROR_TABLE`. Nothing else in the code base picks a status.
+Every failure is raised as an :class:`ApiError` carrying an :class:`ErrorKind`
+(engines raise their own errors, mapped to kinds by :func:`kind_of`). The
+contract uses different codes per endpoint group (string codes for video,
+per-group numeric codes elsewhere), so a kind becomes an HTTP status and a
+contract code only by looking up the group in :data:`ERROR_TABLE`: the edge
+does it for responses, the job runner for the ``error`` object of a failed
+task (:func:`task_error`). Nothing else in the code base picks a code.
 
 The error body (documented in docs/errors.md)::
 
@@ -15,8 +17,13 @@ The error body (documented in docs/errors.md)::
 from __future__ import annotations
 
 import enum
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from deployments.engines import errors as engine_errors
+
+log = logging.getLogger("mediatrans.errors")
 
 
 class ErrorKind(str, enum.Enum):
@@ -202,3 +209,37 @@ def error_body(code: int | str, message: str, request_id: str, details: Sequence
     if details:
         body["details"] = list(details)
     return body
+
+
+# Engine errors in the order they are tested: most specific first.
+_ENGINE_KINDS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
+    (engine_errors.UnsupportedLanguage, ErrorKind.UNSUPPORTED_LANGUAGE),
+    (engine_errors.NoAudioTrack, ErrorKind.NO_AUDIO_TRACK),
+    (engine_errors.MediaTooLarge, ErrorKind.PAYLOAD_TOO_LARGE),
+    (engine_errors.UnsupportedMedia, ErrorKind.UNSUPPORTED_VIDEO),
+    (engine_errors.InvalidUrl, ErrorKind.INVALID_URL),
+    (engine_errors.InvalidInput, ErrorKind.INVALID_PARAMETER),
+    (engine_errors.EngineUnavailable, ErrorKind.UNAVAILABLE),
+)
+
+
+def kind_of(exc: BaseException) -> ErrorKind | None:
+    """The kind of an ApiError or an engine error; None for anything else (a bug: internal)."""
+    if isinstance(exc, ApiError):
+        return exc.kind
+    for cls, kind in _ENGINE_KINDS:
+        if isinstance(exc, cls):
+            return kind
+    return None
+
+
+def task_error(exc: BaseException, group: ErrorGroup = ErrorGroup.VIDEO) -> dict[str, str]:
+    """The ``error`` object of a task that failed with ``exc``: the group's code and a message."""
+    kind = kind_of(exc)
+    if kind is None:
+        log.error("task failed with unexpected %s: %s", type(exc).__name__, exc, exc_info=exc)
+        kind, message = ErrorKind.INTERNAL, "Internal error; resubmit the task."
+    else:
+        message = exc.message if isinstance(exc, ApiError) else str(exc)
+    _status, code = resolve(group, kind)
+    return {"code": str(code), "message": message}

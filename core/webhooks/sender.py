@@ -1,17 +1,13 @@
 """Task callbacks (contract section 6): signed POSTs, retried, with a delivery record.
 
-When a task submitted with ``callback_url`` ends, the worker calls
-:meth:`WebhookSender.schedule`. Any process may then call
-:meth:`WebhookSender.deliver_due` periodically; deliveries live in Redis, so
-a restart loses nothing and several senders can share the work.
+When a task submitted with ``callback_url`` ends, the job runner calls
+:meth:`WebhookSender.schedule`. A delivery loop (independent of job slots)
+calls :meth:`WebhookSender.deliver_due` every second and at once after each
+scheduling; deliveries live in Redis, so a restart loses nothing and several
+senders can share the work. What is sent and how it is signed is in
+:mod:`core.webhooks.payloads`.
 
-The contract fixes the signature: ``X-Signature: sha256=<hex HMAC-SHA256 of
-the callback URL string, keyed with the account's signing secret>``. It
-proves that the request comes from this service *for that URL*; it does not
-cover the body, so a receiver should treat the body as a hint and read the
-task (``GET /v1/video/tasks/{id}``) before acting on money or data.
-
-Redis layout (names in :mod:`serve_app.keys`):
+Redis layout (names in :mod:`core.keys`):
 
 * ``hook:<task_id>`` hash: the delivery record (7 days TTL). The JSON body and
   the signature are fixed at scheduling time, so every attempt sends the same bytes.
@@ -29,8 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
-import hmac
 import json
 import logging
 import random
@@ -41,12 +35,13 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
+from core import keys
+from core.accounts import Account
+from core.tasks import Task
+from core.webhooks.payloads import backoff_delay, payload_for, sign
 from deployments.engines.errors import InvalidUrl
 from deployments.engines.net.fetch import pinned_client, send_pinned
 from deployments.engines.net.urls import UrlPolicy, check_url
-from serve_app import keys
-from serve_app.accounts import Account
-from serve_app.tasks import Task, TaskState
 
 log = logging.getLogger("mediatrans.webhooks")
 
@@ -84,42 +79,6 @@ redis.call('EXPIRE', KEYS[3], ARGV[2])
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 return 1
 """
-
-
-def sign(callback_url: str, secret: str) -> str:
-    """``sha256=<lowercase hex HMAC-SHA256 of callback_url keyed with secret>`` (contract section 6)."""
-    digest = hmac.new(secret.encode(), callback_url.encode(), hashlib.sha256).hexdigest()
-    return f"sha256={digest}"
-
-
-def completion_payload(task: Task) -> dict[str, Any]:
-    """Body for a completed task: its result (links, ``duration``, ``char_count``...)."""
-    return {"task_id": task.task_id, "status": TaskState.COMPLETED.value, "result": dict(task.result or {})}
-
-
-def failure_payload(task: Task) -> dict[str, Any]:
-    """Body for a failed or expired task: the same ``error`` object the task record shows."""
-    error = task.error or {}
-    status = task.status.value if task.status in (TaskState.FAILED, TaskState.EXPIRED) else TaskState.FAILED.value
-    return {
-        "task_id": task.task_id,
-        "status": status,
-        "error": {"code": str(error.get("code", "INTERNAL_ERROR")), "message": str(error.get("message", "The task failed."))},
-    }
-
-
-def payload_for(task: Task) -> dict[str, Any]:
-    return completion_payload(task) if task.status is TaskState.COMPLETED else failure_payload(task)
-
-
-def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random) -> float:
-    """Seconds before retry after failed ``attempt`` (1-based): doubling, capped, ±20 % jitter.
-
-    Jitter spreads the retries of many tasks that failed together (a receiver
-    outage) so they do not all return in the same second.
-    """
-    delay = min(cap_s, base_s * 2 ** min(attempt - 1, 30))
-    return min(cap_s, delay * rng.uniform(0.8, 1.2))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Builds the configured file store and URL policy from :class:`AppArgs`."""
+"""Builds the configured file store from :class:`~core.settings.AppArgs`."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ import os
 import secrets
 from pathlib import Path
 
-from deployments.engines.net.urls import UrlPolicy
-from serve_app.files import FileStore, LocalFileStore, S3Config, S3FileStore
-from serve_app.settings import AppArgs
+from core.files.base import FileStore
+from core.files.local import LocalFileStore
+from core.files.s3 import S3Config, S3FileStore
+from core.settings import AppArgs
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 _SECRET_FILE = ".link-secret"
-
-
-def url_policy(args: AppArgs) -> UrlPolicy:
-    return UrlPolicy(allow_private=args.url_policy.allow_private, allowed_hosts=frozenset(args.url_policy.allowed_hosts))
 
 
 def file_store(args: AppArgs) -> FileStore:

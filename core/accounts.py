@@ -18,7 +18,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from serve_app import keys
+from core import keys
 
 TOKEN_PREFIX = "mt_"
 

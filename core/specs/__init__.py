@@ -1,0 +1,1 @@
+"""Typed job specs: what an asynchronous task stores and its worker runs."""

@@ -1,0 +1,169 @@
+"""The video translation job spec: one typed model from the route to Redis to the pipeline.
+
+:class:`VideoOptions` holds every parameter of contract 4.1 with its default
+and limit, written once here: the HTTP form model extends it, the task record
+stores a :class:`VideoJobSpec` (options plus the resolved source and glossary
+snapshot) as JSON, and the pipeline reads that same model back. The subtitle
+layout and style defaults of ``pipelines.subtitles`` are these constants too.
+Adding a parameter means adding one field here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE, LanguageCode
+from deployments.engines.media.probe import MAX_BYTES, MAX_DURATION_S
+from deployments.engines.translation.glossary import Glossary
+
+#: Contract limits of a source video.
+MAX_VIDEO_BYTES = MAX_BYTES
+MAX_VIDEO_SECONDS = MAX_DURATION_S
+
+DEFAULT_FONT = "PingFang SC"
+DEFAULT_FONT_SIZE = 24
+FONT_SIZE_RANGE = (8, 120)
+DEFAULT_TEXT_COLOR = "#FFFFFF"
+DEFAULT_OUTLINE_COLOR = "#000000"
+DEFAULT_OUTLINE_WIDTH = 2.0
+OUTLINE_WIDTH_RANGE = (1.0, 4.0)
+POSITIONS = ("bottom", "top", "middle")
+DEFAULT_MAX_LINE_CHARS = 42
+LINE_CHARS_RANGE = (10, 120)
+DEFAULT_CUE_SECONDS = 5.0
+CUE_SECONDS_RANGE = (2.0, 10.0)
+SPEAKER_COUNT_RANGE = (1, 32)
+
+OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all"]
+DubbingVoice = Literal["default-female", "default-male", "professional-female", "professional-male"]
+
+_HEX = r"#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})"
+#: A font family name: no control characters (an ASS line break), no ASS/filter syntax.
+_FONT = r"^[^,{}\\\x00-\x1f\x7f]+$"
+
+
+class VideoOptions(BaseModel):
+    """The parameters of ``POST /v1/video/translate`` (contract 4.1), validated."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    target_lang: LanguageCode = Field(description="Target language code (see /v1/languages).")
+    source_lang: str | None = Field(
+        None,
+        max_length=16,
+        description="Spoken language; omitted or auto: detected.",
+        json_schema_extra={LANGUAGE_CODE: CODE_OR_AUTO},
+    )
+    output_format: OutputFormat = "srt"
+    bilingual: bool = False
+    engine: Literal["standard", "professional"] = "standard"
+    callback_url: str | None = Field(None, max_length=4096)
+    glossary_id: str | None = Field(None, max_length=64)
+    subtitle_font: str = Field(DEFAULT_FONT, min_length=1, max_length=64, pattern=_FONT)
+    subtitle_size: int = Field(
+        DEFAULT_FONT_SIZE, ge=FONT_SIZE_RANGE[0], le=FONT_SIZE_RANGE[1], description="Pixels; 18 to 36 recommended."
+    )
+    subtitle_color: str = Field(DEFAULT_TEXT_COLOR, pattern=f"^{_HEX}$")
+    subtitle_outline: str = Field(DEFAULT_OUTLINE_COLOR, pattern=f"^$|^{_HEX}$", description="Empty: no stroke.")
+    subtitle_outline_width: float = Field(DEFAULT_OUTLINE_WIDTH, ge=OUTLINE_WIDTH_RANGE[0], le=OUTLINE_WIDTH_RANGE[1])
+    subtitle_bg: str = Field("none", pattern=f"^none$|^{_HEX}$", description="none, or a box colour with alpha.")
+    subtitle_position: Literal["bottom", "top", "middle"] = "bottom"
+    enable_dubbing: bool = False
+    dubbing_voice: DubbingVoice = "default-female"
+    dubbing_speed: float = Field(1.0, ge=0.5, le=2.0)
+    dubbing_bg_music: float = Field(0.3, ge=0.0, le=1.0)
+    enable_diarization: bool = False
+    speaker_count: int | None = Field(
+        None, ge=SPEAKER_COUNT_RANGE[0], le=SPEAKER_COUNT_RANGE[1], description="Omitted or auto: detected."
+    )
+    max_subtitle_length: int = Field(DEFAULT_MAX_LINE_CHARS, ge=LINE_CHARS_RANGE[0], le=LINE_CHARS_RANGE[1])
+    subtitle_max_duration: float = Field(DEFAULT_CUE_SECONDS, ge=CUE_SECONDS_RANGE[0], le=CUE_SECONDS_RANGE[1])
+    profanity_filter: bool = False
+    start_time: float = Field(0.0, ge=0.0, le=MAX_VIDEO_SECONDS)
+    end_time: float | None = Field(None, gt=0.0, le=MAX_VIDEO_SECONDS)
+
+    @model_validator(mode="after")
+    def _range(self) -> VideoOptions:
+        if self.end_time is not None and self.end_time <= self.start_time:
+            raise ValueError("end_time must be greater than start_time")
+        return self
+
+    @property
+    def subtitle_formats(self) -> tuple[str, ...]:
+        """Subtitle files this task produces."""
+        if self.output_format == "all":
+            return ("srt", "vtt", "ass")
+        if self.output_format == "burned_video":
+            return ()
+        return (self.output_format,)
+
+    @property
+    def burns(self) -> bool:
+        return self.output_format in ("burned_video", "all")
+
+    @property
+    def speed_kind(self) -> str:
+        """Which measured speed estimates this task (burning is the slow part)."""
+        return "burn" if self.burns else "subtitles"
+
+
+class UploadSource(BaseModel):
+    """A file uploaded with the request, kept in the file store under ``key``."""
+
+    kind: Literal["upload"] = "upload"
+    key: str
+    filename: str = ""
+    size: int = 0
+
+
+class UrlSource(BaseModel):
+    """A ``video_url`` the worker fetches (and checks again) when it runs the task."""
+
+    kind: Literal["url"] = "url"
+    url: str
+
+
+class GlossaryEntry(BaseModel):
+    source: str
+    target: str
+
+
+class GlossarySnapshot(BaseModel):
+    """The glossary as it was at submission: later edits do not change a submitted task."""
+
+    glossary_id: str
+    source_lang: str
+    target_lang: str
+    entries: list[GlossaryEntry]
+    case_sensitive: bool
+
+    def engine_glossary(self) -> Glossary:
+        return Glossary(self.source_lang, self.target_lang, {e.source: e.target for e in self.entries}, self.case_sensitive)
+
+
+class VideoJobSpec(VideoOptions):
+    """What a video task stores and its worker runs: options with canonical languages, the source, the glossary.
+
+    Attributes:
+        media_seconds: the probed duration of an upload (charged at submission);
+            None for a URL, whose minutes are charged when the worker has probed it.
+    """
+
+    # Stored records are read back by newer workers: fields they no longer know are ignored.
+    model_config = ConfigDict(extra="ignore")
+
+    source: Annotated[UploadSource | UrlSource, Field(discriminator="kind")]
+    glossary: GlossarySnapshot | None = None
+    media_seconds: float | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """The JSON-ready form kept in the task record."""
+        return self.model_dump(mode="json")
+
+
+def billable_minutes(seconds: float | None) -> int:
+    """Minutes charged to the ``video_minutes`` quota for media this long (started minutes; 0 when unknown)."""
+    return max(1, math.ceil(seconds / 60)) if seconds else 0

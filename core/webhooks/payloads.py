@@ -1,0 +1,53 @@
+"""What a task callback says and how it is signed (contract section 6).
+
+The contract fixes the signature: ``X-Signature: sha256=<hex HMAC-SHA256 of
+the callback URL string, keyed with the account's signing secret>``. It
+proves that the request comes from this service *for that URL*; it does not
+cover the body, so a receiver should treat the body as a hint and read the
+task (``GET /v1/video/task/{id}``) before acting on money or data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from typing import Any
+
+from core.tasks import Task, TaskState
+
+
+def sign(callback_url: str, secret: str) -> str:
+    """``sha256=<lowercase hex HMAC-SHA256 of callback_url keyed with secret>`` (contract section 6)."""
+    digest = hmac.new(secret.encode(), callback_url.encode(), hashlib.sha256).hexdigest()
+    return f"sha256={digest}"
+
+
+def completion_payload(task: Task) -> dict[str, Any]:
+    """Body for a completed task: its result (links, ``duration``, ``char_count``...)."""
+    return {"task_id": task.task_id, "status": TaskState.COMPLETED.value, "result": dict(task.result or {})}
+
+
+def failure_payload(task: Task) -> dict[str, Any]:
+    """Body for a failed or expired task: the same ``error`` object the task record shows."""
+    error = task.error or {}
+    status = task.status.value if task.status in (TaskState.FAILED, TaskState.EXPIRED) else TaskState.FAILED.value
+    return {
+        "task_id": task.task_id,
+        "status": status,
+        "error": {"code": str(error.get("code", "INTERNAL_ERROR")), "message": str(error.get("message", "The task failed."))},
+    }
+
+
+def payload_for(task: Task) -> dict[str, Any]:
+    return completion_payload(task) if task.status is TaskState.COMPLETED else failure_payload(task)
+
+
+def backoff_delay(attempt: int, base_s: float, cap_s: float, rng: random.Random) -> float:
+    """Seconds before retry after failed ``attempt`` (1-based): doubling, capped, ±20 % jitter.
+
+    Jitter spreads the retries of many tasks that failed together (a receiver
+    outage) so they do not all return in the same second.
+    """
+    delay = min(cap_s, base_s * 2 ** min(attempt - 1, 30))
+    return min(cap_s, delay * rng.uniform(0.8, 1.2))
