@@ -1,4 +1,4 @@
-"""Service objects of a VideoWorker replica (Redis stores, files, webhooks, handles)."""
+"""Service objects of a job-runner replica (Redis stores, files, webhooks, quotas, handles)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from core.accounts import AccountStore
+from core.files import FileStore
+from core.files.factory import file_store
+from core.quotas import QuotaLedger
+from core.redis import connect
+from core.settings import AppArgs
+from core.tasks import JobQueue, SpeedStats, TaskStore
+from core.webhooks import WebhookSender
 from deployments.engines.net.urls import UrlPolicy
-from serve_app import storage
-from serve_app.accounts import AccountStore
-from serve_app.files import FileStore
-from serve_app.settings import AppArgs
-from serve_app.tasks import JobQueue, TaskStore
-from serve_app.webhooks import WebhookSender
 
 
 @dataclasses.dataclass
@@ -24,22 +26,26 @@ class WorkerServices:
     tasks: TaskStore
     jobs: JobQueue
     accounts: AccountStore
+    quotas: QuotaLedger
+    speed: SpeedStats
     files: FileStore
     webhooks: WebhookSender
     url_policy: UrlPolicy
     handles: Mapping[str, Any]
 
     @classmethod
-    def create(cls, args: AppArgs, handles: Mapping[str, Any]) -> WorkerServices:
-        redis = Redis.from_url(args.redis_url, decode_responses=True, health_check_interval=30)
-        policy = storage.url_policy(args)
+    def create(cls, args: AppArgs, handles: Mapping[str, Any], redis: Redis | None = None) -> WorkerServices:
+        redis = redis or connect(args.redis_url)
+        policy = args.url_policy.policy()
         return cls(
             args=args,
             redis=redis,
             tasks=TaskStore(redis),
             jobs=JobQueue(redis, min_idle_ms=int(args.worker.reclaim_after_s * 1000), max_deliveries=args.worker.max_deliveries),
             accounts=AccountStore(redis),
-            files=storage.file_store(args),
+            quotas=QuotaLedger(redis),
+            speed=SpeedStats(redis),
+            files=file_store(args),
             webhooks=WebhookSender(redis, policy, **args.webhooks.model_dump()),
             url_policy=policy,
             handles=handles,

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from core.specs.video import UploadSource, UrlSource, VideoJobSpec
 from deployments.capabilities import primary, translates
 from deployments.engines.asr.audio import SAMPLE_RATE, load_audio
 from deployments.engines.asr.types import Transcript
@@ -45,41 +46,13 @@ CONTEXT_SENTENCES = 2
 
 
 @dataclasses.dataclass(frozen=True)
-class VideoParams:
-    """The submission's parameters, validated and normalised by the API edge."""
-
-    target_lang: str
-    source_lang: str | None = None
-    output_format: str = "srt"
-    bilingual: bool = False
-    engine: str = "standard"
-    glossary: Glossary | None = None
-    style: SubtitleStyle = dataclasses.field(default_factory=SubtitleStyle)
-    max_subtitle_length: int = 42
-    subtitle_max_duration: float = 5.0
-    profanity_filter: bool = False
-    start_time: float = 0.0
-    end_time: float | None = None
-
-    @property
-    def subtitle_formats(self) -> tuple[str, ...]:
-        if self.output_format == "all":
-            return ("srt", "vtt", "ass")
-        if self.output_format == "burned_video":
-            return ()
-        return (self.output_format,)
-
-    @property
-    def burns(self) -> bool:
-        return self.output_format in ("burned_video", "all")
-
-
-@dataclasses.dataclass(frozen=True)
 class PipelineDeps:
     """Everything the pipeline calls out to.
 
     Attributes:
-        obtain: source description → local media path (an upload or a fetched URL).
+        obtain: the task's source → local media path (a stored upload or a fetched URL).
+        admit: called with the probed media before any heavy work; raises to
+            refuse it (e.g. the minutes do not fit the account's quota).
         detect_language: speech sample → (API code, probability).
         transcribe: (audio, language, offset, on_fraction) → transcript on the file's timeline.
         translate: request + optional glossary → result.
@@ -88,24 +61,25 @@ class PipelineDeps:
         timeout_s: deadline of each ffmpeg step.
     """
 
-    obtain: Callable[[dict[str, Any], Path], Awaitable[Path]]
+    obtain: Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]
+    admit: Callable[[MediaInfo], Awaitable[None]]
     detect_language: Callable[[np.ndarray], Awaitable[tuple[str, float]]]
     transcribe: Callable[[np.ndarray, str, float, Callable[[float], None]], Awaitable[Transcript]]
     translate: Callable[[TranslationRequest, Glossary | None], Awaitable[TranslationResult]]
     pairs: Callable[[], Awaitable[frozenset[tuple[str, str]]]]
     publish: Callable[[Path, str, str], Awaitable[str]]
-    timeout_s: float = 3 * 3600
+    timeout_s: float
 
 
-async def translate_video(
-    params: VideoParams, source: dict[str, Any], deps: PipelineDeps, progress: Progress, workdir: Path
-) -> dict[str, Any]:
+async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
     """Run the whole pipeline; returns the task ``result`` object."""
     await progress.enter("validating")
-    media = await deps.obtain(source, workdir)
-    info = await asyncio.to_thread(probe, media, filename_hint=source.get("filename"))
+    media = await deps.obtain(spec.source, workdir)
+    hint = spec.source.filename if isinstance(spec.source, UploadSource) else None
+    info = await asyncio.to_thread(probe, media, filename_hint=hint)
     validate(info)
-    start, end = _range(params, info)
+    await deps.admit(info)
+    start, end = _range(spec, info)
 
     await progress.enter("extracting")
     wav = await asyncio.to_thread(
@@ -120,30 +94,30 @@ async def translate_video(
     audio = await asyncio.to_thread(load_audio, wav)
 
     await progress.enter("recognizing")
-    language = params.source_lang or (await deps.detect_language(audio[: int(DETECT_WINDOW_S * SAMPLE_RATE)]))[0]
-    await _check_pair(deps, language, params.target_lang)
+    language = spec.source_lang or (await deps.detect_language(audio[: int(DETECT_WINDOW_S * SAMPLE_RATE)]))[0]
+    await _check_pair(deps, language, spec.target_lang)
     transcript = await deps.transcribe(audio, language, start, _reporter(progress, "recognizing"))
 
     await progress.enter("translating")
-    cues, char_count = await _translated_cues(params, transcript, language, deps)
+    cues, char_count = await _translated_cues(spec, transcript, language, deps)
 
     await progress.enter("synthesizing")
-    outputs = await _render(params, cues, info, media, workdir, deps)
+    outputs = await _render(spec, cues, info, media, workdir, deps)
 
     await progress.enter("packaging")
     return {
-        **await _publish(params, outputs, deps),
+        **await _publish(spec, outputs, deps),
         "duration": round(info.duration, 3),
         "char_count": char_count,
         "source_lang": language,
     }
 
 
-def _range(params: VideoParams, info: MediaInfo) -> tuple[float, float | None]:
-    if params.start_time >= info.duration:
-        raise InvalidInput(f"start_time {params.start_time:g} s is beyond the video's duration ({info.duration:.1f} s)")
-    end = params.end_time if params.end_time is not None and params.end_time < info.duration else None
-    return params.start_time, end
+def _range(spec: VideoJobSpec, info: MediaInfo) -> tuple[float, float | None]:
+    if spec.start_time >= info.duration:
+        raise InvalidInput(f"start_time {spec.start_time:g} s is beyond the video's duration ({info.duration:.1f} s)")
+    end = spec.end_time if spec.end_time is not None and spec.end_time < info.duration else None
+    return spec.start_time, end
 
 
 async def _check_pair(deps: PipelineDeps, source: str, target: str) -> None:
@@ -163,43 +137,44 @@ def _reporter(progress: Progress, stage: str) -> Callable[[float], None]:
 
 
 async def _translated_cues(
-    params: VideoParams, transcript: Transcript, language: str, deps: PipelineDeps
+    spec: VideoJobSpec, transcript: Transcript, language: str, deps: PipelineDeps
 ) -> tuple[list[Cue], int]:
-    options = SegmentationOptions(max_chars=params.max_subtitle_length, max_duration=params.subtitle_max_duration)
+    options = SegmentationOptions(max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration)
     cues = segment_segments(transcript.segments, options)
     groups = group_sentences(cues)
     sentences = [" ".join(cue_text(c) for c in group) for group in groups]
-    translations = await _translate_all(sentences, language, params, deps)
-    laid_out = translate_sentences(groups, translations, options, bilingual=params.bilingual)
-    if params.profanity_filter:
-        laid_out = censor_cues(laid_out, params.target_lang, language if params.bilingual else None)
+    translations = await _translate_all(sentences, language, spec, deps)
+    laid_out = translate_sentences(groups, translations, options, bilingual=spec.bilingual)
+    if spec.profanity_filter:
+        laid_out = censor_cues(laid_out, spec.target_lang, language if spec.bilingual else None)
     return laid_out, sum(len(t) for t in translations)
 
 
-async def _translate_all(sentences: list[str], language: str, params: VideoParams, deps: PipelineDeps) -> list[str]:
-    if not sentences or language == primary(params.target_lang):
+async def _translate_all(sentences: list[str], language: str, spec: VideoJobSpec, deps: PipelineDeps) -> list[str]:
+    if not sentences or language == primary(spec.target_lang):
         return sentences
-    glossary = params.glossary if params.glossary and params.glossary.applies_to(language, params.target_lang) else None
+    glossary = spec.glossary.engine_glossary() if spec.glossary else None
+    glossary = glossary if glossary and glossary.applies_to(language, spec.target_lang) else None
     out: list[str] = []
     for first in range(0, len(sentences), TRANSLATE_BATCH):
         batch = sentences[first : first + TRANSLATE_BATCH]
         context = tuple(sentences[max(0, first - CONTEXT_SENTENCES) : first])
-        request = TranslationRequest(tuple(batch), language, params.target_lang, context=context)
+        request = TranslationRequest(tuple(batch), language, spec.target_lang, context=context)
         out.extend((await deps.translate(request, glossary)).texts)
     return out
 
 
 async def _render(
-    params: VideoParams, cues: list[Cue], info: MediaInfo, media: Path, workdir: Path, deps: PipelineDeps
+    spec: VideoJobSpec, cues: list[Cue], info: MediaInfo, media: Path, workdir: Path, deps: PipelineDeps
 ) -> dict[str, Path]:
     size = (info.video.width, info.video.height) if info.video and info.video.width and info.video.height else (1280, 720)
     style = dataclasses.replace(
-        params.style, font=await asyncio.to_thread(resolve_font, params.style.font, lang=params.target_lang)
+        style_of(spec), font=await asyncio.to_thread(resolve_font, spec.subtitle_font, lang=spec.target_lang)
     )
     outputs: dict[str, Path] = {}
-    for fmt in params.subtitle_formats:
+    for fmt in spec.subtitle_formats:
         outputs[fmt] = _write(workdir / f"subtitles.{fmt}", render(cues, fmt, style, size))
-    if params.burns:
+    if spec.burns:
         ass = outputs.get("ass") or _write(workdir / "burn.ass", render(cues, "ass", style, size))
         outputs["burned_video"] = await asyncio.to_thread(
             burn_subtitles, media, ass, workdir / "video.mp4", timeout_s=deps.timeout_s
@@ -212,14 +187,27 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-async def _publish(params: VideoParams, outputs: dict[str, Path], deps: PipelineDeps) -> dict[str, Any]:
+async def _publish(spec: VideoJobSpec, outputs: dict[str, Path], deps: PipelineDeps) -> dict[str, Any]:
     urls: dict[str, str] = {}
     for kind, path in outputs.items():
         content_type = SUBTITLE_TYPES.get(kind, "video/mp4")
         name = f"video.{'mp4' if kind == 'burned_video' else kind}"
         urls[kind] = await deps.publish(path, name, content_type)
-    if params.output_format == "all":
+    if spec.output_format == "all":
         return {"files": urls}
-    if params.output_format == "burned_video":
+    if spec.output_format == "burned_video":
         return {"video_url": urls["burned_video"]}
-    return {"subtitle_url": urls[params.output_format]}
+    return {"subtitle_url": urls[spec.output_format]}
+
+
+def style_of(spec: VideoJobSpec) -> SubtitleStyle:
+    """The subtitle style the task asked for."""
+    return SubtitleStyle(
+        font=spec.subtitle_font,
+        size=spec.subtitle_size,
+        color=spec.subtitle_color,
+        outline=spec.subtitle_outline,
+        outline_width=spec.subtitle_outline_width,
+        background=None if spec.subtitle_bg == "none" else spec.subtitle_bg,
+        position=spec.subtitle_position,
+    )

@@ -1,4 +1,4 @@
-"""Connects the pipeline to the running service: stored params → VideoParams, handles → PipelineDeps."""
+"""Connects the pipeline to the running service: Serve handles, the file store and quotas → PipelineDeps."""
 
 from __future__ import annotations
 
@@ -6,62 +6,25 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from core.errors import ApiError, ErrorKind
+from core.specs.video import MAX_VIDEO_BYTES, UploadSource, UrlSource, VideoJobSpec, billable_minutes
+from core.tasks import Task
 from deployments.engines.asr.audio import SAMPLE_RATE
 from deployments.engines.asr.types import Transcript
 from deployments.engines.errors import EngineUnavailable
+from deployments.engines.media.probe import MediaInfo
 from deployments.engines.net.fetch import download
-from deployments.engines.net.urls import UrlPolicy
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from pipelines.chunked_asr import ChunkedAsrOptions, transcribe_long
-from pipelines.subtitles import SubtitleStyle
-from pipelines.video_translation import PipelineDeps, VideoParams
-from serve_app.files import FileStore, LocalFileStore
-from serve_app.tasks import Task
-from serve_app.worker_services import WorkerServices
-
-MAX_SOURCE_BYTES = 500 * 1024 * 1024
+from pipelines.services import WorkerServices
+from pipelines.video_translation import PipelineDeps
 
 
-def build_params(stored: dict[str, Any]) -> VideoParams:
-    """The pipeline's view of a task's stored (already validated) parameters."""
-    glossary = stored.get("glossary")
-    return VideoParams(
-        target_lang=stored["target_lang"],
-        source_lang=stored.get("source_lang"),
-        output_format=stored.get("output_format", "srt"),
-        bilingual=bool(stored.get("bilingual")),
-        engine=stored.get("engine", "standard"),
-        glossary=Glossary(
-            glossary["source_lang"],
-            glossary["target_lang"],
-            {e["source"]: e["target"] for e in glossary["entries"]},
-            glossary["case_sensitive"],
-        )
-        if glossary
-        else None,
-        style=SubtitleStyle(
-            font=stored.get("subtitle_font", "PingFang SC"),
-            size=int(stored.get("subtitle_size", 24)),
-            color=stored.get("subtitle_color", "#FFFFFF"),
-            outline=stored.get("subtitle_outline", "#000000"),
-            outline_width=float(stored.get("subtitle_outline_width", 2.0)),
-            background=None if stored.get("subtitle_bg", "none") == "none" else stored["subtitle_bg"],
-            position=stored.get("subtitle_position", "bottom"),
-        ),
-        max_subtitle_length=int(stored.get("max_subtitle_length", 42)),
-        subtitle_max_duration=float(stored.get("subtitle_max_duration", 5.0)),
-        profanity_filter=bool(stored.get("profanity_filter")),
-        start_time=float(stored.get("start_time") or 0.0),
-        end_time=stored.get("end_time"),
-    )
-
-
-def build_deps(services: WorkerServices, task: Task) -> PipelineDeps:
+def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> PipelineDeps:
     args = services.args
     asr, translator = services.handles.get("asr"), services.handles.get("translator")
     if asr is None or translator is None:
@@ -72,14 +35,23 @@ def build_deps(services: WorkerServices, task: Task) -> PipelineDeps:
         concurrency=args.asr.chunk_concurrency if args.asr else 2,
     )
 
-    async def obtain(source: dict[str, Any], workdir: Path) -> Path:
-        if source["kind"] == "upload":
-            return await _stored_source(services.files, source["key"], workdir)
+    async def obtain(source: UploadSource | UrlSource, workdir: Path) -> Path:
         dest = workdir / "source"
+        if isinstance(source, UploadSource):
+            return await services.files.fetch(source.key, dest)
         await download(
-            source["url"], dest, policy=services.url_policy, max_bytes=MAX_SOURCE_BYTES, timeout_s=args.worker.fetch_timeout_s
+            source.url, dest, policy=services.url_policy, max_bytes=MAX_VIDEO_BYTES, timeout_s=args.worker.fetch_timeout_s
         )
         return dest
+
+    async def admit(info: MediaInfo) -> None:
+        """A fetched URL's minutes are charged once its duration is known (uploads paid at submission)."""
+        if not isinstance(spec.source, UrlSource):
+            return
+        account = await services.accounts.get(task.account_id)
+        if account is None:
+            raise ApiError(ErrorKind.FORBIDDEN, "The account of this task no longer exists.")
+        await services.quotas.consume_once(account, "video_minutes", billable_minutes(info.duration), charge_id=task.task_id)
 
     async def detect_language(audio: np.ndarray) -> tuple[str, float]:
         result: tuple[str, float] = await asr.detect_language.remote(audio)
@@ -109,14 +81,6 @@ def build_deps(services: WorkerServices, task: Task) -> PipelineDeps:
         stored = await services.files.put(task.task_id, name, path, content_type, consume=True)  # workdir is discarded
         return services.files.url(stored.key, services.files.expires_for(time.time()))
 
-    return PipelineDeps(obtain, detect_language, transcribe, translate, pairs, publish, timeout_s=args.worker.step_timeout_s)
-
-
-async def _stored_source(files: FileStore, key: str, workdir: Path) -> Path:
-    if isinstance(files, LocalFileStore):
-        return files.open_path(key)
-    dest = workdir / "source"
-    url = files.url(key, time.time() + 3600)
-    # Our own bucket: trusted even when it sits on a private network.
-    await download(url, dest, policy=UrlPolicy(allow_private=True), max_bytes=MAX_SOURCE_BYTES, timeout_s=3600)
-    return dest
+    return PipelineDeps(
+        obtain, admit, detect_language, transcribe, translate, pairs, publish, timeout_s=args.worker.step_timeout_s
+    )

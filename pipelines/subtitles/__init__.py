@@ -3,7 +3,7 @@
 Pure Python with no heavy imports, so it runs anywhere in the pipeline.
 Typical flow::
 
-    cues = segment_segments(transcript.segments, SegmentationOptions(max_chars=42))
+    cues = segment_segments(transcript.segments, SegmentationOptions(max_chars=32))
     texts = translate([cue_text(c) for c in cues])          # any translator
     cues = translate_cues(cues, texts, options, bilingual=True)
     srt = render(cues, "srt")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MIN_MAX_DURATION = 2.0
-MAX_MAX_DURATION = 10.0
-MIN_LINE_CHARS = 10
+from core.specs.video import CUE_SECONDS_RANGE, DEFAULT_CUE_SECONDS, DEFAULT_MAX_LINE_CHARS, LINE_CHARS_RANGE
+
+MIN_MAX_DURATION, MAX_MAX_DURATION = CUE_SECONDS_RANGE
+MIN_LINE_CHARS = LINE_CHARS_RANGE[0]
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,9 @@ class SegmentationOptions:
             the short form ``[SN]`` is used.
     """
 
-    max_chars: int = 42
+    max_chars: int = DEFAULT_MAX_LINE_CHARS
     max_lines: int = 2
-    max_duration: float = 5.0
+    max_duration: float = DEFAULT_CUE_SECONDS
     min_duration: float = 0.7
     max_cps: float = 20.0
     pause: float = 0.5

@@ -11,11 +11,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-POSITIONS = ("bottom", "top", "middle")
+from core.specs.video import (
+    DEFAULT_FONT,
+    DEFAULT_FONT_SIZE,
+    DEFAULT_OUTLINE_COLOR,
+    DEFAULT_OUTLINE_WIDTH,
+    DEFAULT_TEXT_COLOR,
+    OUTLINE_WIDTH_RANGE,
+    POSITIONS,
+)
+
 #: ASS numpad alignment for each position (bottom-centre, top-centre, centre).
 ALIGNMENT = {"bottom": 2, "top": 8, "middle": 5}
-MIN_OUTLINE_WIDTH = 1.0
-MAX_OUTLINE_WIDTH = 4.0
+MIN_OUTLINE_WIDTH, MAX_OUTLINE_WIDTH = OUTLINE_WIDTH_RANGE
 
 _HEX = re.compile(r"#([0-9a-fA-F]{6})([0-9a-fA-F]{2})?")
 _ASS = re.compile(r"&H([0-9a-fA-F]{8})&?")
@@ -99,11 +107,11 @@ class SubtitleStyle:
             output, relative to ``size``.
     """
 
-    font: str = "PingFang SC"
-    size: int = 24
-    color: str = "#FFFFFF"
-    outline: str = "#000000"
-    outline_width: float = 2.0
+    font: str = DEFAULT_FONT
+    size: int = DEFAULT_FONT_SIZE
+    color: str = DEFAULT_TEXT_COLOR
+    outline: str = DEFAULT_OUTLINE_COLOR
+    outline_width: float = DEFAULT_OUTLINE_WIDTH
     background: str | None = None
     position: str = "bottom"
     original_scale: float = 0.75

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.specs.video import DEFAULT_MAX_LINE_CHARS
 from pipelines.subtitles.tokens import Token, text_tokens
 
 
@@ -102,7 +103,7 @@ def _split_cost(last: Token, top: int, bottom: int, max_chars: int) -> float:
     return cost
 
 
-def wrap_text(text: str, max_chars: int = 42, max_lines: int = 2) -> tuple[str, ...]:
+def wrap_text(text: str, max_chars: int = DEFAULT_MAX_LINE_CHARS, max_lines: int = 2) -> tuple[str, ...]:
     """Wrap plain text into lines of at most ``max_chars`` visible characters.
 
     Balanced when the text fits in ``max_lines`` lines; otherwise returns as

@@ -1,0 +1,45 @@
+"""The ``video`` job handler: a stored :class:`~core.specs.video.VideoJobSpec` through the pipeline."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from core.errors import ErrorGroup
+from core.specs.video import VideoJobSpec
+from core.tasks import Task
+from core.tasks.store import TRANSIENT
+from pipelines.job_runner import JobContext
+from pipelines.outcome import Done, Outcome
+from pipelines.progress import Progress
+from pipelines.services import WorkerServices
+from pipelines.video_translation import PipelineDeps, translate_video
+from pipelines.wiring import build_deps
+
+log = logging.getLogger("mediatrans.worker")
+
+DepsFactory = Callable[[WorkerServices, Task, VideoJobSpec], PipelineDeps]
+
+
+class VideoJobHandler:
+    """Runs video translation tasks (contract 4.1) with progress in the contract's stages."""
+
+    error_group = ErrorGroup.VIDEO
+    first_stage = "validating"
+
+    def __init__(self, deps_factory: DepsFactory = build_deps) -> None:
+        self.deps_factory = deps_factory
+
+    async def run(self, task: Task, ctx: JobContext) -> Outcome:
+        spec = VideoJobSpec.model_validate(task.params)
+        progress = Progress(ctx.report, diarization=spec.enable_diarization, initial_estimate_s=task.estimated_seconds or 60)
+        started = time.monotonic()
+        result = await translate_video(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
+        elapsed = time.monotonic() - started
+        log.info("task %s completed in %.1f s; stages %s", task.task_id, elapsed, progress.timings())
+        try:
+            await ctx.services.speed.record(spec.speed_kind, elapsed, float(result.get("duration") or 0))
+        except TRANSIENT as exc:  # an estimate is not worth failing a finished task
+            log.warning("speed of task %s not recorded: %s", task.task_id, exc)
+        return Done(result)
