@@ -6,7 +6,7 @@ from typing import Any
 
 from ray.serve import Application
 
-from serve_app.settings import AppArgs
+from core.settings import AppArgs
 
 
 def build_app(args: dict[str, Any]) -> Application:
@@ -29,9 +29,9 @@ def build_app(args: dict[str, Any]) -> Application:
         handles["localizer"] = Localizer.bind(handles["translator"])
     if config.asr is not None and config.translator is not None:
         from deployments.asr import ASR
-        from pipelines.runner import VideoWorker
+        from pipelines.worker import JobWorker
 
         handles["asr"] = ASR.bind(config.asr.model_dump())
         worker_handles = {"asr": handles["asr"], "translator": handles["translator"]}
-        handles["video_worker"] = VideoWorker.bind(config.model_dump(), worker_handles)
+        handles["worker"] = JobWorker.bind(config.model_dump(), worker_handles)
     return Ingress.bind(config.model_dump(), handles)

@@ -6,10 +6,11 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 
-from serve_app.context import configure_logging
+from core.context import configure_logging
 from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
 from serve_app.responses import HANDLED, handle_exception
 from serve_app.routes import account, files, game, glossaries, languages, system, video
+from serve_app.routing import resources
 from serve_app.services import Services
 
 ROUTE_MODULES = (languages, account, glossaries, game, video, files, system)
@@ -17,7 +18,7 @@ ROUTE_MODULES = (languages, account, glossaries, game, video, files, system)
 
 def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:
     configure_logging(services.args.log_level)
-    routes = [route for module in ROUTE_MODULES for route in module.ROUTES]
+    routes = resources([route for module in ROUTE_MODULES for route in module.ROUTES])
     app = Starlette(
         routes=routes,
         middleware=[

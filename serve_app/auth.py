@@ -7,8 +7,8 @@ from typing import Any
 
 from starlette.requests import Request
 
-from serve_app.accounts import TOKEN_PREFIX, Account, hash_token
-from serve_app.errors import ApiError, ErrorKind, group_for_path
+from core.accounts import TOKEN_PREFIX, Account, hash_token
+from core.errors import ApiError, ErrorKind, group_for_path
 from serve_app.limits import RateLimiter
 from serve_app.services import Services
 
@@ -63,3 +63,12 @@ def require_owner(account: Account, owner_id: str, what: str, *, hide: bool = Fa
         kind = ErrorKind.NOT_FOUND if hide else ErrorKind.FORBIDDEN
         message = f"No such {what}." if hide else f"This {what} belongs to another account."
         raise ApiError(kind, message)
+
+
+def client_address(request: Request, trust_forwarded_for: bool = False) -> str:
+    """Who is calling, for per-client limits: the peer address, or the first X-Forwarded-For hop when trusted."""
+    if trust_forwarded_for:
+        forwarded = request.headers.get("x-forwarded-for", "").split(",")[0].strip()
+        if forwarded:
+            return forwarded[:64]
+    return request.client.host if request.client else "unknown"

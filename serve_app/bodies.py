@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import pydantic
 from starlette.requests import Request
 
-from serve_app.errors import ApiError, ErrorKind
+from core.errors import ApiError, ErrorKind
 from serve_app.responses import validation_error
 
 M = TypeVar("M", bound=pydantic.BaseModel)
@@ -19,10 +19,17 @@ async def read_json(request: Request) -> Any:
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != "application/json":
         raise ApiError(ErrorKind.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json.")
+    body = await request.body()
     try:
-        return json.loads(await request.body())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"Body is not valid JSON: {exc}") from None
+        return json.loads(body)
+    except RecursionError:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "Body is not valid JSON: nested too deeply.") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer over the digit limit
+        raise ApiError(ErrorKind.INVALID_PARAMETER, f"Body is not valid JSON: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def parse_model(model: type[M], data: Any) -> M:

@@ -60,6 +60,11 @@ class Catalog:
     def codes(self) -> frozenset[str]:
         return frozenset(self._by_code)
 
+    @property
+    def accepted_codes(self) -> list[str]:
+        """Every code a request may name: the languages and their regional variants, sorted."""
+        return sorted(self._by_code.keys() | set(self._variants.values()))
+
     def canonical(self, code: str) -> str:
         """``PT-br`` → ``pt-BR``, ``EN`` → ``en``; raise UnknownLanguage otherwise."""
         lowered = code.strip().lower()

@@ -16,10 +16,10 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from serve_app.accounts import QUOTA_METRICS, Account, AccountError, AccountStore
-from serve_app.errors import ErrorGroup
-from serve_app.limits import QuotaLedger
-from serve_app.settings import AppArgs
+from core.accounts import QUOTA_METRICS, Account, AccountError, AccountStore
+from core.errors import ErrorGroup
+from core.quotas import QuotaLedger
+from core.settings import AppArgs
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from ray import serve
 from starlette.applications import Starlette
 
+from core.files.local import purge_folders
+from core.settings import AppArgs
 from deployments.capabilities import Capabilities
 from serve_app.asgi import create_app
 from serve_app.services import CapabilityProbe, Services
-from serve_app.settings import AppArgs
 
 #: Deployments whose engines define what the service can do (languages, pairs).
 CAPABILITY_REPORTERS = ("translator", "asr")
@@ -35,6 +37,8 @@ class Ingress:
         self.handles = dict(handles)
         probes = {name: _probe(self.handles[name]) for name in CAPABILITY_REPORTERS if name in self.handles}
         self.services = Services.create(self.args, self.handles, probes)
+        # Uploads of a replica that died mid-request are left in staging: clear the dead ones.
+        purge_folders(self.args.worker.staging_dir, time.time() - self.args.worker.staging_max_age_s)
 
     def __serve_build_asgi_app__(self) -> Starlette:
         return create_app(self.services, behind_serve_proxy=True)

@@ -1,31 +1,48 @@
-"""Per-account rate limits and monthly plan quotas, enforced atomically in Redis.
+"""Per-account and per-client rate limits, enforced atomically in Redis.
 
-Rate limiting uses GCRA (the generic cell rate algorithm): one key per account
+Rate limiting uses GCRA (the generic cell rate algorithm): one key per caller
 holding the theoretical arrival time, so a check is a single script call and
-the ``Retry-After`` value is exact. Quotas are monthly counters that are only
-incremented when the whole amount fits.
+the ``Retry-After`` value is exact. Monthly quotas are in :mod:`core.quotas`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Sequence
 from typing import Any
 
 from redis.asyncio import Redis
 
-from serve_app import keys
-from serve_app.accounts import DEFAULT_BURST, DEFAULT_RATE_PER_MINUTE, QUOTA_METRICS, Account
-from serve_app.errors import ApiError, ErrorKind
+from core import keys
+from core.accounts import DEFAULT_BURST, DEFAULT_RATE_PER_MINUTE, Account
+from core.errors import ApiError, ErrorKind
+
+# The one GCRA implementation: returns allowed (0/1), excess seconds, remaining burst.
+_GCRA = """
+local function gcra(key, rate, burst, ttl)
+  local interval = 60 / rate
+  local capacity = interval * burst
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+  local tat = tonumber(redis.call('GET', key) or now)
+  if tat < now then tat = now end
+  local new_tat = tat + interval
+  local excess = new_tat - now - capacity
+  if excess > 0 then return 0, excess, 0 end
+  redis.call('SET', key, tostring(new_tat), 'EX', ttl)
+  return 1, 0, math.floor((capacity - (new_tat - now)) / interval)
+end
+"""
 
 # Token lookup, account read, the GCRA check and the endpoint's first reads in
 # one round trip: this runs on every authenticated request. Keys are derived
 # inside the script (the account id is only known after the token lookup), so
 # it targets a single Redis node. Prefetched keys may contain ``{account}``;
 # strings come back as values, hashes as flat field/value lists, others as nil.
-_AUTHENTICATE = """
+_AUTHENTICATE = (
+    _GCRA
+    + """
 local id = redis.call('GET', ARGV[1])
 if not id then return {} end
 local fields = redis.call('HGETALL', ARGV[2] .. id)
@@ -35,18 +52,9 @@ for i = 1, #fields, 2 do acct[fields[i]] = fields[i + 1] end
 if acct['disabled'] == '1' then return {fields, -1, '0', '0'} end
 local rate = math.max(tonumber(acct['rate_per_minute'] or ARGV[5]), 1)
 local burst = math.max(tonumber(acct['burst'] or ARGV[6]), 1)
-local interval = 60 / rate
-local capacity = interval * burst
-local key = ARGV[3] .. id
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-local tat = tonumber(redis.call('GET', key) or now)
-if tat < now then tat = now end
-local new_tat = tat + interval
-local excess = new_tat - now - capacity
-if excess > 0 then return {fields, 0, tostring(excess), '0'} end
-redis.call('SET', key, tostring(new_tat), 'EX', tonumber(ARGV[4]))
-local out = {fields, 1, '0', tostring(math.floor((capacity - (new_tat - now)) / interval))}
+local allowed, excess, remaining = gcra(ARGV[3] .. id, rate, burst, tonumber(ARGV[4]))
+if allowed == 0 then return {fields, 0, tostring(excess), '0'} end
+local out = {fields, 1, '0', tostring(remaining)}
 for i = 7, #ARGV do
   local target = string.gsub(ARGV[i], '{account}', id)
   local kind = redis.call('TYPE', target)['ok']
@@ -56,18 +64,17 @@ for i = 7, #ARGV do
 end
 return out
 """
+)
 
-_QUOTA = """
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local amount = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-if used + amount > limit then
-  return {0, used}
-end
-used = redis.call('INCRBY', KEYS[1], amount)
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-return {1, used}
+
+# KEYS: the caller's GCRA key. ARGV: rate per minute, burst, key TTL.
+_ANONYMOUS = (
+    _GCRA
+    + """
+local allowed, excess, remaining = gcra(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]))
+return {allowed, tostring(excess), remaining}
 """
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,47 +136,23 @@ class RateLimiter:
         )
 
 
-def current_period(now: float | None = None) -> str:
-    return time.strftime("%Y-%m", time.gmtime(now if now is not None else time.time()))
+class AnonymousLimiter:
+    """GCRA per client address for the endpoints that need no token (``/v1/languages``)."""
 
+    def __init__(self, redis: Redis, rate_per_minute: int, burst: int) -> None:
+        self.rate_per_minute = rate_per_minute
+        self.burst = burst
+        self._script = redis.register_script(_ANONYMOUS)
 
-def seconds_to_next_period(now: float | None = None) -> int:
-    now = now if now is not None else time.time()
-    tm = time.gmtime(now)
-    year, month = (tm.tm_year + 1, 1) if tm.tm_mon == 12 else (tm.tm_year, tm.tm_mon + 1)
-    start = time.mktime((year, month, 1, 0, 0, 0, 0, 0, 0)) - time.timezone
-    return max(1, int(start - now))
-
-
-class QuotaLedger:
-    """Monthly usage counters checked against the account's plan limits."""
-
-    def __init__(self, redis: Redis) -> None:
-        self.redis = redis
-        self._script = redis.register_script(_QUOTA)
-
-    async def consume(self, account: Account, metric: str, amount: int = 1) -> int:
-        """Record ``amount`` of ``metric``; raise QUOTA_EXCEEDED if it does not fit."""
-        key = keys.quota(account.id, metric, current_period())
-        limit = account.quotas.get(metric)
-        if limit is None:
-            used = await self.redis.incrby(key, amount)
-            await self.redis.expire(key, keys.QUOTA_COUNTER_TTL_S)
-            return int(used)
-        ok, used = await self._script(keys=[key], args=[amount, limit, keys.QUOTA_COUNTER_TTL_S])
-        if not int(ok):
+    async def check(self, client: str) -> None:
+        """Raise RATE_LIMITED with an exact ``Retry-After`` when ``client`` is over its rate."""
+        allowed, excess, _remaining = await self._script(
+            keys=[keys.anonymous_rate_limit(client)], args=[self.rate_per_minute, self.burst, keys.RATE_LIMIT_TTL_S]
+        )
+        if not int(allowed):
+            retry = max(1, math.ceil(float(excess)))
             raise ApiError(
-                ErrorKind.QUOTA_EXCEEDED,
-                f"Monthly quota for {metric} exhausted ({used} of {limit} used; this request needs {amount}).",
-                headers={"Retry-After": str(seconds_to_next_period())},
+                ErrorKind.RATE_LIMITED,
+                f"Rate limit of {self.rate_per_minute} requests per minute per client exceeded; retry in {retry} s.",
+                headers={"Retry-After": str(retry)},
             )
-        return int(used)
-
-    async def refund(self, account: Account, metric: str, amount: int = 1) -> None:
-        """Give back usage consumed by a request that was then refused."""
-        await self.redis.decrby(keys.quota(account.id, metric, current_period()), amount)
-
-    async def usage(self, account: Account) -> dict[str, int]:
-        period = current_period()
-        values = await self.redis.mget([keys.quota(account.id, m, period) for m in QUOTA_METRICS])
-        return {m: int(v or 0) for m, v in zip(QUOTA_METRICS, values)}

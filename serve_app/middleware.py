@@ -14,8 +14,8 @@ from collections.abc import Callable
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serve_app.context import HEADER, accept_or_create, request_id_var
-from serve_app.errors import ApiError, ErrorKind
+from core.context import HEADER, accept_or_create, request_id_var
+from core.errors import ApiError, ErrorKind
 from serve_app.responses import json_error, render, to_api_error
 
 access_log = logging.getLogger("mediatrans.access")

@@ -5,14 +5,15 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 from starlette.routing import BaseRoute
 
-from serve_app.errors import ErrorKind, group_for_path, resolve
-from serve_app.routing import ApiRoute
+from core.errors import ErrorKind, group_for_path, resolve
+from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE
+from serve_app.routing import ApiResource, ApiRoute, RouteDoc
 
 TITLE = "Media Translation API"
 VERSION = "1.0.0"
@@ -30,15 +31,14 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 
 
-def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
+def openapi_document(routes: Iterable[BaseRoute], language_codes: Sequence[str] = ()) -> dict[str, Any]:
+    """The document for ``routes``; fields marked as language codes list ``language_codes``."""
     schemas: dict[str, Any] = {"Error": ERROR_SCHEMA}
     paths: dict[str, dict[str, Any]] = defaultdict(dict)
-    for route in routes:
-        if not isinstance(route, ApiRoute):
-            continue
+    for route in _operations(routes):
         for method in sorted((route.methods or set()) - {"HEAD"}):
             paths[_openapi_path(route.path)][method.lower()] = _operation(route, schemas)
-    return {
+    document = {
         "openapi": "3.1.0",
         "info": {"title": TITLE, "version": VERSION},
         "paths": dict(paths),
@@ -47,6 +47,36 @@ def openapi_document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
     }
+    _language_enums(document, list(language_codes))
+    return document
+
+
+def _operations(routes: Iterable[BaseRoute]) -> list[ApiRoute]:
+    found: list[ApiRoute] = []
+    for route in routes:
+        if isinstance(route, ApiResource):
+            found.extend(op for op in route.operations.values() if all(op is not seen for seen in found))
+        elif isinstance(route, ApiRoute):
+            found.append(route)
+    return found
+
+
+def _language_enums(node: Any, codes: list[str]) -> None:
+    """Replace every language-code marker with the codes the service accepts (and ``auto`` where allowed)."""
+    if isinstance(node, list):
+        for item in node:
+            _language_enums(item, codes)
+        return
+    if not isinstance(node, dict):
+        return
+    kind = node.pop(LANGUAGE_CODE, None)
+    if kind is not None and codes:
+        allowed = [*codes, "auto"] if kind == CODE_OR_AUTO else codes
+        strings = [b for b in node.get("anyOf", []) if b.get("type") == "string"]
+        for target in strings or [node]:
+            target["enum"] = allowed
+    for value in node.values():
+        _language_enums(value, codes)
 
 
 def _openapi_path(path: str) -> str:
@@ -68,7 +98,9 @@ def _operation(route: ApiRoute, schemas: dict[str, Any]) -> dict[str, Any]:
         )
     if params:
         op["parameters"] = params
-    if doc.body:
+    if doc.body and doc.body_content_type == "multipart/form-data":
+        op["requestBody"] = {"required": True, "content": {doc.body_content_type: {"schema": _form_ref(doc, schemas)}}}
+    elif doc.body:
         op["requestBody"] = {"required": True, "content": {doc.body_content_type: {"schema": _ref(doc.body, schemas)}}}
     ok: dict[str, Any] = {"description": "Success"}
     if doc.response:
@@ -83,6 +115,30 @@ def _ref(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, Any]:
         schemas[name] = sub
     schemas[model.__name__] = schema
     return {"$ref": _REF.format(model=model.__name__)}
+
+
+def _form_ref(doc: RouteDoc, schemas: dict[str, Any]) -> dict[str, Any]:
+    """A multipart body: text fields without ``null`` (an omitted field takes its default), file parts as binary."""
+    assert doc.body is not None
+    schema = doc.body.model_json_schema(ref_template=_REF)
+    for name, sub in schema.pop("$defs", {}).items():
+        schemas[name] = sub
+    for name, prop in schema.get("properties", {}).items():
+        branches = [b for b in prop.pop("anyOf", []) if b.get("type") != "null"]
+        if len(branches) == 1:
+            prop.update(branches[0])
+        elif branches:
+            prop["anyOf"] = branches
+        if prop.get("default", 0) is None:
+            del prop["default"]
+        schema["properties"][name] = prop
+    for name in doc.form_files:
+        schema["properties"][name] = {"type": "string", "format": "binary", "description": f"The {name} to upload."}
+    if doc.exactly_one_of:
+        schema["oneOf"] = [{"required": [name]} for name in doc.exactly_one_of]
+    name = f"{doc.body.__name__}Form"
+    schemas[name] = schema
+    return {"$ref": _REF.format(model=name)}
 
 
 def _query_params(model: type[BaseModel]) -> list[dict[str, Any]]:

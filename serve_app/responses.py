@@ -1,4 +1,4 @@
-"""Turning any failure into the one JSON error body (see ``serve_app.errors``)."""
+"""Turning any failure into the one JSON error body (the table is ``core.errors``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from core.context import request_id_var
+from core.errors import ApiError, ErrorKind, error_body, group_for_path, kind_of, resolve
+from core.redis import UNREACHABLE
 from deployments.engines import errors as engine_errors
-from serve_app.context import request_id_var
-from serve_app.errors import ApiError, ErrorKind, error_body, group_for_path, resolve
 
 log = logging.getLogger("mediatrans.errors")
 
@@ -37,17 +38,6 @@ def render(path: str, error: ApiError) -> JSONResponse:
     return JSONResponse(error_body(code, error.message, request_id, error.details), status_code=status, headers=headers)
 
 
-# Engine errors in the order they are tested: most specific first.
-_ENGINE_KINDS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
-    (engine_errors.UnsupportedLanguage, ErrorKind.UNSUPPORTED_LANGUAGE),
-    (engine_errors.NoAudioTrack, ErrorKind.NO_AUDIO_TRACK),
-    (engine_errors.MediaTooLarge, ErrorKind.PAYLOAD_TOO_LARGE),
-    (engine_errors.UnsupportedMedia, ErrorKind.UNSUPPORTED_VIDEO),
-    (engine_errors.InvalidUrl, ErrorKind.INVALID_URL),
-    (engine_errors.InvalidInput, ErrorKind.INVALID_PARAMETER),
-)
-
-
 def to_api_error(exc: BaseException) -> ApiError:
     """Map any exception to an ApiError, most specific first."""
     if isinstance(exc, ApiError):
@@ -56,11 +46,13 @@ def to_api_error(exc: BaseException) -> ApiError:
         return _from_http(exc)
     if isinstance(exc, pydantic.ValidationError):
         return validation_error(exc)
-    for cls, kind in _ENGINE_KINDS:
-        if isinstance(exc, cls):
-            return ApiError(kind, str(exc))
-    if isinstance(exc, (engine_errors.EngineUnavailable, BackPressureError)):
+    if isinstance(exc, RecursionError):  # nesting deeper than any parser or model here takes
+        return ApiError(ErrorKind.INVALID_PARAMETER, "The request is nested too deeply.")
+    kind = kind_of(exc)
+    if kind is ErrorKind.UNAVAILABLE or isinstance(exc, (BackPressureError, *UNREACHABLE)):
         return ApiError(ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": RETRY_AFTER_BUSY})
+    if kind is not None:
+        return ApiError(kind, str(exc))
     log.error("unhandled %s: %s", type(exc).__name__, exc, exc_info=exc)
     return ApiError(ErrorKind.INTERNAL, "Internal error; the request can be retried.")
 

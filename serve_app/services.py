@@ -11,17 +11,19 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from core.accounts import AccountStore
+from core.files import FileStore
+from core.files.factory import file_store
+from core.glossaries import GlossaryStore
+from core.quotas import QuotaLedger
+from core.redis import connect
+from core.settings import AppArgs
+from core.tasks import SpeedStats, TaskStore
 from deployments.capabilities import Capabilities
 from deployments.engines.net.urls import UrlPolicy
-from serve_app import storage
-from serve_app.accounts import AccountStore
 from serve_app.catalog import Catalog
-from serve_app.files import FileStore
-from serve_app.glossaries import GlossaryStore
 from serve_app.idempotency import IdempotencyStore
-from serve_app.limits import QuotaLedger, RateLimiter
-from serve_app.settings import AppArgs
-from serve_app.tasks import JobQueue, SpeedStats, TaskStore
+from serve_app.limits import AnonymousLimiter, RateLimiter
 
 log = logging.getLogger("mediatrans.services")
 
@@ -66,16 +68,35 @@ class CapabilityCache:
         return merged
 
 
+class ReadinessCache:
+    """One readiness answer shared by every probe for ``ttl_s`` seconds (one check runs at a time)."""
+
+    def __init__(self, ttl_s: float) -> None:
+        self.ttl_s = ttl_s
+        self._value: Any = None
+        self._at = -float("inf")
+        self._lock = asyncio.Lock()
+
+    async def get(self, check: Callable[[], Awaitable[Any]]) -> Any:
+        if time.monotonic() - self._at < self.ttl_s:
+            return self._value
+        async with self._lock:
+            if time.monotonic() - self._at >= self.ttl_s:
+                self._value = await check()
+                self._at = time.monotonic()
+        return self._value
+
+
 @dataclasses.dataclass
 class Services:
     args: AppArgs
     redis: Redis
     accounts: AccountStore
     limiter: RateLimiter
+    anonymous: AnonymousLimiter
     quotas: QuotaLedger
     idempotency: IdempotencyStore
     tasks: TaskStore
-    jobs: JobQueue
     catalog: Catalog
     capabilities: CapabilityCache
     handles: Mapping[str, Any]
@@ -83,24 +104,26 @@ class Services:
     glossaries: GlossaryStore
     url_policy: UrlPolicy
     speed: SpeedStats
+    readiness: ReadinessCache
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:
-        redis = Redis.from_url(args.redis_url, decode_responses=True, health_check_interval=30)
+        redis = connect(args.redis_url)
         return cls(
             args=args,
             redis=redis,
             accounts=AccountStore(redis),
             limiter=RateLimiter(redis),
+            anonymous=AnonymousLimiter(redis, args.anonymous_limits.rate_per_minute, args.anonymous_limits.burst),
             quotas=QuotaLedger(redis),
             idempotency=IdempotencyStore(redis),
             tasks=TaskStore(redis),
-            jobs=JobQueue(redis),
             catalog=Catalog.load(),
             capabilities=CapabilityCache(probes, args.capabilities_refresh_s),
             handles=handles,
-            files=storage.file_store(args),
+            files=file_store(args),
             glossaries=GlossaryStore(redis),
-            url_policy=storage.url_policy(args),
+            url_policy=args.url_policy.policy(),
             speed=SpeedStats(redis),
+            readiness=ReadinessCache(args.readiness_cache_s),
         )

@@ -13,14 +13,17 @@ import hashlib
 import re
 from pathlib import Path
 from typing import IO
+from urllib.parse import parse_qsl
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
 
-from serve_app.errors import ApiError, ErrorKind
+from core.errors import ApiError, ErrorKind
 
 MAX_FIELD_BYTES = 64 * 1024
 MAX_FIELDS = 64
+#: A urlencoded form carries only text fields, so it is capped far below an upload.
+MAX_URLENCODED_BYTES = 256 * 1024
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,8}$")
 
 
@@ -120,8 +123,7 @@ async def read_form(request: Request, dest_dir: Path, file_field: str = "file") 
     """Parse a multipart (or urlencoded) body; the file part lands in ``dest_dir``."""
     content_type, params = parse_options_header(request.headers.get("content-type", ""))
     if content_type == b"application/x-www-form-urlencoded":
-        form = await request.form()
-        return FormBody({k: str(v) for k, v in form.items()}, None)
+        return FormBody(await _read_urlencoded(request), None)
     if content_type != b"multipart/form-data" or b"boundary" not in params:
         raise ApiError(ErrorKind.UNSUPPORTED_MEDIA_TYPE, "Send multipart/form-data (let the client generate the boundary).")
     collector = _Collector(dest_dir, file_field)
@@ -138,3 +140,27 @@ async def read_form(request: Request, dest_dir: Path, file_field: str = "file") 
     finally:
         collector.close()
     return FormBody(collector.fields, collector.file)
+
+
+async def _read_urlencoded(request: Request) -> dict[str, str]:
+    """Text fields of a urlencoded body, read under :data:`MAX_URLENCODED_BYTES` while it streams."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_URLENCODED_BYTES:
+            raise ApiError(  # text fields only: an oversized one is a bad parameter, not a big video
+                ErrorKind.INVALID_PARAMETER,
+                f"A urlencoded form may have at most {MAX_URLENCODED_BYTES // 1024} KB; send files as multipart/form-data.",
+            )
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS, strict_parsing=False)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, f"Malformed form body: {exc}") from None
+    fields: dict[str, str] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {name!r} given more than once.")
+        if len(value.encode()) > MAX_FIELD_BYTES:
+            raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {name!r} is longer than {MAX_FIELD_BYTES} bytes.")
+        fields[name] = value
+    return fields

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 import shutil
 import uuid
 from pathlib import Path
@@ -18,13 +17,14 @@ from typing import Any
 
 import pydantic
 
+from core.accounts import Account
+from core.errors import ApiError, ErrorKind
+from core.specs.video import GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
 from deployments.capabilities import primary
 from deployments.engines.errors import InvalidInput, InvalidUrl
 from deployments.engines.media.probe import MediaInfo, probe, validate
 from deployments.engines.net.urls import check_url
-from serve_app.accounts import Account
 from serve_app.catalog import UnknownLanguage
-from serve_app.errors import ApiError, ErrorKind
 from serve_app.responses import to_api_error, validation_error
 from serve_app.schemas.video import VideoTranslateParams
 from serve_app.services import Services
@@ -33,11 +33,23 @@ from serve_app.uploads import FormBody, UploadedFile
 
 @dataclasses.dataclass(frozen=True)
 class Submission:
-    """A validated request, ready to become a task."""
+    """A validated request, ready to become a task once its source is stored.
 
-    params: dict[str, Any]
+    Attributes:
+        options: the validated parameters with canonical language codes.
+        glossary: the glossary snapshot, if one was named.
+        media_seconds: the probed duration of an upload; None for a URL.
+        fingerprint: what makes two submissions the same (idempotency).
+    """
+
+    options: VideoTranslateParams
+    glossary: GlossarySnapshot | None
     media_seconds: float | None
     fingerprint: dict[str, Any]
+
+    def spec(self, source: UploadSource | UrlSource) -> VideoJobSpec:
+        fields = self.options.model_dump(exclude={"video_url"})
+        return VideoJobSpec(**fields, source=source, glossary=self.glossary, media_seconds=self.media_seconds)
 
 
 def parse_params(form: FormBody) -> VideoTranslateParams:
@@ -58,9 +70,9 @@ async def validate_submission(services: Services, account: Account, form: FormBo
             await _check_url(services, field, getattr(params, field))
     glossary = await _glossary(services, account, params.glossary_id, source, target)
     info = await _probe_upload(form.file) if form.file else None
-    normalized = {**params.model_dump(), "target_lang": target, "source_lang": source, "glossary": glossary}
+    options = params.model_copy(update={"target_lang": target, "source_lang": source})
     fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None}
-    return Submission(normalized, info.duration if info else None, fingerprint)
+    return Submission(options, glossary, info.duration if info else None, fingerprint)
 
 
 def _check_source(params: VideoTranslateParams, file: UploadedFile | None) -> None:
@@ -115,7 +127,7 @@ async def _check_url(services: Services, field: str, url: str) -> None:
 
 async def _glossary(
     services: Services, account: Account, glossary_id: str | None, source: str | None, target: str
-) -> dict[str, Any] | None:
+) -> GlossarySnapshot | None:
     """A snapshot of the glossary: later edits do not change a submitted task."""
     if glossary_id is None:
         return None
@@ -128,7 +140,7 @@ async def _glossary(
             ErrorKind.GLOSSARY_NOT_FOUND,
             f"Glossary {glossary_id!r} is for {record['source_lang']} → {record['target_lang']}, not this task's languages.",
         )
-    return {k: record[k] for k in ("glossary_id", "source_lang", "target_lang", "entries", "case_sensitive")}
+    return GlossarySnapshot.model_validate(record, from_attributes=False)
 
 
 async def _probe_upload(file: UploadedFile) -> MediaInfo:
@@ -141,12 +153,8 @@ async def _probe_upload(file: UploadedFile) -> MediaInfo:
 
 
 def upload_dir(services: Services) -> Path:
-    return Path(services.args.worker.work_dir) / "uploads" / uuid.uuid4().hex
+    return services.args.worker.staging_dir / uuid.uuid4().hex
 
 
 def discard(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
-
-
-def video_minutes(seconds: float | None) -> int:
-    return max(1, math.ceil(seconds / 60)) if seconds else 0

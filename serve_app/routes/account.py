@@ -5,11 +5,11 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from serve_app import keys
-from serve_app.accounts import QUOTA_METRICS
+from core import keys
+from core.accounts import QUOTA_METRICS
+from core.errors import ErrorKind
+from core.quotas import current_period
 from serve_app.auth import authenticate_and_read
-from serve_app.errors import ErrorKind
-from serve_app.limits import current_period
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.account import AccountInfo
 

@@ -3,8 +3,9 @@
 The signature in the query string is the credential, so no Authorization
 header is needed: a customer can hand a subtitle link to a player as is.
 Expired and forged links both answer 410 ``LINK_EXPIRED`` (one status, one
-remedy: get the task again) with messages that tell the two apart; a signed
-link whose file is gone answers 404.
+remedy: get the task again) with messages that tell the two apart; a query
+without ``expires`` (digits) and ``sig`` is not a link at all and answers 400
+``INVALID_PARAMETER``; a signed link whose file is gone answers 404.
 """
 
 from __future__ import annotations
@@ -14,21 +15,23 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import pydantic
 from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
-from serve_app.errors import ApiError, ErrorKind
-from serve_app.files import LinkExpired, LinkForged, ServedFileStore, StoredFile
+from core.errors import ApiError, ErrorKind
+from core.files import LinkExpired, LinkForged, ServedFileStore, StoredFile
+from core.tasks import iso
+from serve_app.responses import validation_error
 from serve_app.routing import RouteDoc, api_route
-from serve_app.tasks import iso
 
 
 class FileLinkQuery(BaseModel):
     """Query of a download link, exactly as the service issued it."""
 
-    expires: str = Field(description="Unix time (seconds) at which the link stops working")
-    sig: str = Field(description="Link signature (base64url HMAC-SHA256)")
+    expires: str = Field(pattern=r"^[0-9]{1,12}$", description="Unix time (seconds) at which the link stops working")
+    sig: str = Field(min_length=1, max_length=128, description="Link signature (base64url HMAC-SHA256)")
 
 
 DOC = RouteDoc(
@@ -36,7 +39,7 @@ DOC = RouteDoc(
     description="No authentication: the signed link is the credential. Links expire 24 h after the file was created.",
     auth=False,
     query=FileLinkQuery,
-    errors=(ErrorKind.LINK_EXPIRED, ErrorKind.NOT_FOUND),
+    errors=(ErrorKind.INVALID_PARAMETER, ErrorKind.LINK_EXPIRED, ErrorKind.NOT_FOUND),
     tag="video",
 )
 
@@ -45,6 +48,10 @@ DOC = RouteDoc(
 async def download_file(request: Request) -> Response:
     store = _store(request)
     key = request.path_params["key"]
+    try:
+        FileLinkQuery.model_validate(dict(request.query_params))
+    except pydantic.ValidationError as exc:  # not a link this service wrote: the query itself is malformed
+        raise validation_error(exc) from None
     expires = _check_link(store, key, request.query_params)
     try:
         path, meta = await asyncio.to_thread(_locate, store, key)

@@ -9,15 +9,15 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from core.accounts import Account
+from core.errors import ApiError, ErrorKind
+from core.glossaries import to_engine_glossary
 from deployments.capabilities import primary
 from deployments.engines.translation.glossary import Glossary
 from deployments.localization import LocalizationJob, LocalizationOutcome
-from serve_app.accounts import Account
 from serve_app.auth import authenticate, require_owner, services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.catalog import UnknownLanguage
-from serve_app.errors import ApiError, ErrorKind
-from serve_app.glossaries import to_engine_glossary
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.game import MAX_TEXT_CHARS, LocalizationRequest, LocalizationResponse

@@ -12,15 +12,15 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from serve_app.accounts import Account
+from core.accounts import Account
+from core.errors import ApiError, ErrorKind
+from core.glossaries import GlossaryStore
 from serve_app.auth import authenticate, require_owner, services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.catalog import UnknownLanguage
-from serve_app.errors import ApiError, ErrorKind
-from serve_app.glossaries import GlossaryStore, public
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
-from serve_app.schemas.glossary import GlossaryCreate, GlossaryDeleted, GlossaryList, GlossaryRecord, GlossaryUpdate
+from serve_app.schemas.glossary import GlossaryCreate, GlossaryDeleted, GlossaryList, GlossaryRecord, GlossaryUpdate, public
 from serve_app.services import Services
 
 _COMMON = (ErrorKind.INVALID_PARAMETER, ErrorKind.RATE_LIMITED)
@@ -99,7 +99,7 @@ async def update_glossary(request: Request) -> JSONResponse:
         raise ApiError(ErrorKind.INVALID_PARAMETER, "Only description may be set to null.")
     current = {k: record[k] for k in GlossaryCreate.model_fields if k in record}
     merged = parse_model(GlossaryCreate, {**current, **changes})  # re-checks unique terms under the new case rule
-    updated = await store(request).update(record, merged.model_dump(include=set(changes)))
+    updated = await store(request).update(record["glossary_id"], merged.model_dump(include=set(changes)))
     return JSONResponse(public(updated))
 
 
@@ -111,7 +111,8 @@ async def update_glossary(request: Request) -> JSONResponse:
 async def delete_glossary(request: Request) -> JSONResponse:
     account = await authenticate(request)
     record = await _owned(request, account)
-    await store(request).delete(record)
+    if not await store(request).delete(record["glossary_id"]):
+        raise ApiError(ErrorKind.NOT_FOUND, "No such glossary.")
     return JSONResponse({"glossary_id": record["glossary_id"], "deleted": True})
 
 

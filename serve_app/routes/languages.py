@@ -9,9 +9,9 @@ import pydantic
 from starlette.requests import Request
 from starlette.responses import Response
 
-from serve_app.auth import services_of
+from core.errors import ApiError, ErrorKind
+from serve_app.auth import client_address, services_of
 from serve_app.catalog import UnknownLanguage
-from serve_app.errors import ApiError, ErrorKind
 from serve_app.responses import validation_error
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.languages import LanguageList, LanguagesQuery
@@ -20,7 +20,10 @@ CACHE_CONTROL = "public, max-age=86400"
 
 DOC = RouteDoc(
     summary="List supported languages",
-    description="No authentication. Flags and source/target answers reflect the deployed engines.",
+    description=(
+        "No authentication; rate limited per client address (anonymous_limits). "
+        "Flags and source/target answers reflect the deployed engines."
+    ),
     auth=False,
     query=LanguagesQuery,
     response=LanguageList,
@@ -31,8 +34,9 @@ DOC = RouteDoc(
 
 @api_route("/v1/languages", "GET", DOC)
 async def list_languages(request: Request) -> Response:
-    query = _parse(request)
     services = services_of(request)
+    await services.anonymous.check(client_address(request, services.args.anonymous_limits.trust_forwarded_for))
+    query = _parse(request)
     caps = await services.capabilities.get()
     rows = services.catalog.query(caps, type=query.type, capability=query.capability, source=query.source, target=query.target)
     body = json.dumps({"languages": rows, "total": len(rows)}, ensure_ascii=False, separators=(",", ":")).encode()

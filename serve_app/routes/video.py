@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from serve_app import keys
-from serve_app.accounts import Account
+from core import keys
+from core.accounts import Account
+from core.context import request_id_var
+from core.errors import ApiError, ErrorKind
+from core.specs.video import UploadSource, UrlSource, billable_minutes
+from core.tasks import iso
 from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
-from serve_app.context import request_id_var
-from serve_app.errors import ApiError, ErrorKind
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.video import SubmitResponse, TaskRecord, VideoTranslateParams
 from serve_app.services import Services
-from serve_app.tasks import iso
 from serve_app.uploads import FormBody, read_form
-from serve_app.video_submit import Submission, discard, upload_dir, validate_submission, video_minutes
+from serve_app.video_submit import Submission, discard, upload_dir, validate_submission
 
 TASK_ID = re.compile(r"[0-9a-f]{32}")
 
@@ -53,6 +53,8 @@ SUBMIT_DOC = RouteDoc(
     ),
     body=VideoTranslateParams,
     body_content_type="multipart/form-data",
+    form_files=("file",),
+    exactly_one_of=("file", "video_url"),
     response=SubmitResponse,
     errors=(
         ErrorKind.INVALID_PARAMETER,
@@ -93,19 +95,18 @@ async def submit_task(request: Request) -> Response:
 
 
 async def _create_task(services: Services, account: Account, form: FormBody, submission: Submission) -> Response:
-    charges = [("video_tasks", 1), ("video_minutes", video_minutes(submission.media_seconds))]
+    charges = [("video_tasks", 1), ("video_minutes", billable_minutes(submission.media_seconds))]
     charged: list[tuple[str, int]] = []
     try:
         for metric, amount in charges:
             if amount:
                 await services.quotas.consume(account, metric, amount)
                 charged.append((metric, amount))
-        source = await _store_source(services, form, submission)
-        kind = "burn" if submission.params["output_format"] in ("burned_video", "all") else "subtitles"
-        estimate = await services.speed.estimate(kind, submission.media_seconds)
-        params = {**submission.params, "source": source}
-        task = await services.tasks.create(account.id, params, request_id=request_id_var.get(), estimated_seconds=estimate)
-        await services.jobs.enqueue(task.task_id)
+        spec = submission.spec(await _store_source(services, form, submission))
+        estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
+        task = await services.tasks.create(
+            account.id, spec.stored(), kind="video", request_id=request_id_var.get(), estimated_seconds=estimate
+        )
     except BaseException:
         for metric, amount in charged:
             await services.quotas.refund(account, metric, amount)
@@ -119,12 +120,12 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
     return JSONResponse(body)
 
 
-async def _store_source(services: Services, form: FormBody, submission: Submission) -> dict[str, Any]:
+async def _store_source(services: Services, form: FormBody, submission: Submission) -> UploadSource | UrlSource:
     if form.file is None:
-        return {"kind": "url", "url": submission.params["video_url"]}
+        return UrlSource(url=submission.options.video_url or "")
     upload_id = form.file.path.parent.name
     stored = await services.files.put(upload_id, form.file.path.name, form.file.path, form.file.content_type, consume=True)
-    return {"kind": "upload", "key": stored.key, "filename": form.file.filename, "size": form.file.size}
+    return UploadSource(key=stored.key, filename=form.file.filename, size=form.file.size)
 
 
 ROUTES = [submit_task, get_task]

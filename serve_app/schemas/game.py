@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.specs.languages import LanguageCode
+
 MAX_TEXT_CHARS = 50_000
 MAX_TARGETS = 20
 
@@ -18,8 +20,10 @@ class LocalizationRequest(BaseModel):
 
     text: str = Field(min_length=1, description="Game text, at most 50,000 characters; line breaks are kept.")
     content_type: ContentType
-    source_lang: str = Field(min_length=1, description="Source language code (auto-detection is not offered here).")
-    target_langs: list[str] = Field(min_length=1, max_length=MAX_TARGETS, description="Target codes; regional variants allowed.")
+    source_lang: LanguageCode = Field(description="Source language code (auto-detection is not offered here).")
+    target_langs: list[LanguageCode] = Field(
+        min_length=1, max_length=MAX_TARGETS, description="Target codes; regional variants allowed."
+    )
     genre: str | None = Field(
         None, pattern=r"^[a-z0-9][a-z0-9_\- ]{0,31}$", description="rpg, fps, moba, casual, strategy and similar."
     )

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from core.specs.languages import LanguageCode
+from core.tasks import iso
 
 MAX_ENTRIES = 5000
 MAX_TERM = 200
@@ -38,8 +43,8 @@ class GlossaryCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=64, description="Unique within the account.")
-    source_lang: str = Field(description="Concrete source code; never auto. A variant maps to its primary.")
-    target_lang: str = Field(description="Target code; regional variants allowed.")
+    source_lang: LanguageCode = Field(description="Concrete source code; never auto. A variant maps to its primary.")
+    target_lang: LanguageCode = Field(description="Target code; regional variants allowed.")
     entries: list[GlossaryEntry] = Field(default_factory=list, max_length=MAX_ENTRIES)
     case_sensitive: bool = Field(False, description="Match source terms with exact case.")
     description: str | None = Field(None, max_length=200)
@@ -50,14 +55,21 @@ class GlossaryCreate(BaseModel):
         return self
 
 
+def _omit_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
 class GlossaryUpdate(BaseModel):
-    """Replace any of these fields; languages are fixed at creation."""
+    """Replace any of these fields (an omitted one is kept); languages are fixed at creation.
+
+    Only ``description`` may be set to null (removed); the other fields are omitted, never null.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(None, min_length=1, max_length=64)
-    entries: list[GlossaryEntry] | None = Field(None, max_length=MAX_ENTRIES)
-    case_sensitive: bool | None = None
+    name: str = Field(None, min_length=1, max_length=64, json_schema_extra=_omit_default)  # type: ignore[assignment]
+    entries: list[GlossaryEntry] = Field(None, max_length=MAX_ENTRIES, json_schema_extra=_omit_default)  # type: ignore[assignment]
+    case_sensitive: bool = Field(None, json_schema_extra=_omit_default)  # type: ignore[assignment]
     description: str | None = Field(None, max_length=200)
 
 
@@ -92,3 +104,23 @@ class GlossaryList(BaseModel):
 class GlossaryDeleted(BaseModel):
     glossary_id: str
     deleted: bool
+
+
+def public(record: dict[str, Any], *, with_entries: bool = True) -> dict[str, Any]:
+    """The API representation of a stored glossary record."""
+    body = {
+        "glossary_id": record["glossary_id"],
+        "name": record["name"],
+        "source_lang": record["source_lang"],
+        "target_lang": record["target_lang"],
+        "entry_count": len(record["entries"]),
+        "created_at": iso(record["created"]),
+        "updated_at": iso(record["updated"]),
+    }
+    if with_entries:
+        body.update(
+            case_sensitive=record["case_sensitive"],
+            description=record.get("description"),
+            entries=record["entries"],
+        )
+    return body

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.specs.languages import LanguageCode
+
 
 class LanguagesQuery(BaseModel):
     """Query parameters; unknown parameters are ignored (cache busters)."""
@@ -16,8 +18,8 @@ class LanguagesQuery(BaseModel):
     capability: Literal["formality", "glossary", "document"] | None = Field(
         None, description="Keep languages with this capability."
     )
-    source: str | None = Field(None, description="Languages this language can be translated into.")
-    target: str | None = Field(None, description="Languages that can be translated into this one.")
+    source: LanguageCode | None = Field(None, description="Languages this language can be translated into.")
+    target: LanguageCode | None = Field(None, description="Languages that can be translated into this one.")
 
 
 class LanguageRecord(BaseModel):
