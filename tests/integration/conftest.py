@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from serve_app.accounts import Account, AccountStore
+from core.accounts import Account, AccountStore
 from tests.support.services import free_port, wait_http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,16 +29,20 @@ APP_ARGS: dict[str, Any] = {
         "max_chunk_s": 6,  # test clips are 5-25 s: most of them go through the Ray Data chunk path
         "chunk_concurrency": 1,
     },
-    "worker": {"reclaim_after_s": 5, "heartbeat_s": 1},
+    "worker": {"reclaim_after_s": 5, "heartbeat_s": 1, "claim_error_limit": 30},
+    # Short retries, so a receiver that was down for minutes gets its callback within seconds of coming back.
+    "webhooks": {"timeout_s": 5, "base_delay_s": 2, "max_delay_s": 8, "max_attempts": 60},
     # Test servers listen on loopback under the name "localhost": only that name is trusted,
     # so 127.0.0.1 and private addresses are still refused as in production.
     "url_policy": {"allowed_hosts": ["localhost"]},
     "body_limits": {"video_upload_bytes": 8 << 20},
+    # Per-client limit of the unauthenticated endpoints (defaults); each test is its own client (X-Forwarded-For).
+    "anonymous_limits": {"trust_forwarded_for": True},
 }
 
 
 @pytest.fixture(scope="session")
-def serve_base_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def serve_base_url(serve_redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import ray
     from ray import serve
 
@@ -52,7 +57,7 @@ def serve_base_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
         work = tmp_path_factory.mktemp("serve")
         args = {
             **APP_ARGS,
-            "redis_url": redis_url,
+            "redis_url": serve_redis_url,
             "public_base_url": f"http://127.0.0.1:{port}",
             "worker": {**APP_ARGS["worker"], "work_dir": str(work / "work")},
             "storage": {"root_dir": str(work / "files")},
@@ -68,7 +73,9 @@ def serve_base_url(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> 
 
 @pytest.fixture
 def client(serve_base_url: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=serve_base_url, timeout=60) as c:
+    """An HTTP client that is a client address of its own (the anonymous rate limit is per address)."""
+    address = f"198.18.{secrets.randbelow(256)}.{secrets.randbelow(256)}"
+    with httpx.Client(base_url=serve_base_url, timeout=60, headers={"X-Forwarded-For": address}) as c:
         yield c
 
 
@@ -114,8 +121,8 @@ class Accounts:
 
 
 @pytest.fixture
-def accounts(redis_url: str) -> Accounts:
-    return Accounts(redis_url)
+def accounts(serve_redis_url: str) -> Accounts:
+    return Accounts(serve_redis_url)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from redis.asyncio import Redis
 
-from serve_app.tasks import TaskStore
+from core.tasks import TaskStore
 from tests.integration.conftest import Accounts
 
 pytestmark = pytest.mark.serve
@@ -68,12 +68,12 @@ class TestAuthentication:
 
 
 class TestTenantIsolation:
-    def test_other_accounts_task_is_not_found(self, client: httpx.Client, accounts: Accounts, redis_url: str) -> None:
+    def test_other_accounts_task_is_not_found(self, client: httpx.Client, accounts: Accounts, serve_redis_url: str) -> None:
         owner, owner_token = accounts.create()
         _other, other_token = accounts.create()
 
         async def make_task() -> str:
-            redis = Redis.from_url(redis_url, decode_responses=True)
+            redis = Redis.from_url(serve_redis_url, decode_responses=True)
             try:
                 return (await TaskStore(redis).create(owner.id, {"target_lang": "es"})).task_id
             finally:
@@ -81,8 +81,8 @@ class TestTenantIsolation:
 
         task_id = asyncio.run(make_task())
         mine = client.get(f"/v1/video/task/{task_id}", headers={"Authorization": f"Bearer {owner_token}"})
-        assert mine.status_code == 200
-        assert mine.json()["status"] == "queued"
+        assert mine.status_code == 200  # the worker may already be running (and failing) this bare task
+        assert mine.json()["status"] in ("queued", "processing", "failed")
         assert mine.json()["task_id"] == task_id
         theirs = client.get(f"/v1/video/task/{task_id}", headers={"Authorization": f"Bearer {other_token}"})
         missing = client.get("/v1/video/task/doesnotexist", headers={"Authorization": f"Bearer {other_token}"})

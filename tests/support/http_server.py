@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +17,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.time)
 
     def json(self) -> dict:
         return json.loads(self.body)
@@ -36,7 +38,7 @@ class LoopbackServer:
 
 
 @contextlib.contextmanager
-def loopback_server(root: Path) -> Iterator[LoopbackServer]:
+def loopback_server(root: Path, port: int = 0) -> Iterator[LoopbackServer]:
     state = LoopbackServer(root)
 
     class Handler(BaseHTTPRequestHandler):
@@ -66,7 +68,7 @@ def loopback_server(root: Path) -> Iterator[LoopbackServer]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     state.port = server.server_address[1]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -6,6 +6,7 @@ import contextlib
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,24 +20,49 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class RedisServer:
+    """A throw-away redis-server on a fixed free port that tests can stop, kill and start again.
+
+    With ``persistent`` it keeps an append-only file fsynced on every write, so
+    a restart (even after SIGKILL) loses nothing that was acknowledged.
+    """
+
+    def __init__(self, workdir: Path, *, persistent: bool = False) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise RuntimeError("redis-server is not installed; run `make setup`")
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        persistence = ["--appendonly", "yes", "--appendfsync", "always"] if persistent else ["--appendonly", "no"]
+        self.cmd = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence, "--dir", str(workdir)]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _wait_for_port(self.port, self.proc)
+
+    def stop(self, *, kill: bool = False) -> None:
+        if self.proc is None:
+            return
+        self.proc.kill() if kill else self.proc.terminate()
+        self.proc.wait(10)
+        self.proc = None
+
+    def restart(self, *, kill: bool = False) -> None:
+        self.stop(kill=kill)
+        self.start()
+
+
 @contextlib.contextmanager
-def redis_server(workdir: Path) -> Iterator[str]:
-    """A throw-away redis-server; yields its URL."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise RuntimeError("redis-server is not installed; run `make setup`")
-    port = free_port()
-    proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+def redis_server(workdir: Path, *, persistent: bool = False) -> Iterator[RedisServer]:
+    """A throw-away redis-server; yields it (``.url``, ``.stop()``, ``.start()``, ``.restart()``)."""
+    server = RedisServer(workdir, persistent=persistent)
+    server.start()
     try:
-        _wait_for_port(port, proc)
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server
     finally:
-        proc.terminate()
-        proc.wait(10)
+        server.stop()
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:
@@ -64,3 +90,21 @@ def wait_http_ok(url: str, timeout_s: float) -> None:
             last = exc
         time.sleep(0.5)
     raise TimeoutError(f"{url} not ready after {timeout_s}s: {last}")
+
+
+@contextlib.contextmanager
+def s3_server(workdir: Path) -> Iterator[str]:
+    """moto's standalone S3-compatible server on a free loopback port; yields its endpoint URL."""
+    binary = Path(sys.executable).with_name("moto_server")
+    if not binary.exists():
+        raise RuntimeError("moto_server is not installed; run `make setup`")
+    port = free_port()
+    log = (workdir / "moto.log").open("wb")
+    proc = subprocess.Popen([str(binary), "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_for_port(port, proc, timeout_s=60)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()

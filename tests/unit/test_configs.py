@@ -8,11 +8,11 @@ import pytest
 import yaml
 from ray.serve.schema import ServeDeploySchema
 
+from core.settings import AppArgs
 from deployments.engines.registry import ENGINES
-from serve_app.settings import AppArgs
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "VideoWorker"}
+OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker"}
 
 
 @pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])

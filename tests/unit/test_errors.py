@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from serve_app.errors import ERROR_TABLE, ErrorGroup, ErrorKind, group_for_path, resolve
+from core.errors import ERROR_TABLE, ApiError, ErrorGroup, ErrorKind, group_for_path, kind_of, resolve, task_error
+from deployments.engines.errors import (
+    EngineError,
+    EngineUnavailable,
+    InvalidInput,
+    InvalidUrl,
+    MediaTooLarge,
+    NoAudioTrack,
+    UnsupportedLanguage,
+    UnsupportedMedia,
+)
 
 K = ErrorKind
 
@@ -103,3 +113,32 @@ def test_numeric_codes_are_unambiguous_within_a_group() -> None:
 )
 def test_group_for_path(path: str, group: ErrorGroup) -> None:
     assert group_for_path(path) is group
+
+
+@pytest.mark.parametrize(
+    ("exc", "code"),
+    [
+        (NoAudioTrack("no audio"), "NO_AUDIO_TRACK"),
+        (MediaTooLarge("too long"), "VIDEO_TOO_LARGE"),
+        (UnsupportedMedia("gif"), "UNSUPPORTED_VIDEO"),
+        (InvalidUrl("refused"), "INVALID_URL"),
+        (UnsupportedLanguage("xx"), "INVALID_LANG_CODE"),
+        (InvalidInput("start_time past the end"), "INVALID_PARAMETER"),
+        (ApiError(ErrorKind.QUOTA_EXCEEDED, "No minutes left."), "QUOTA_EXCEEDED"),
+        (ZeroDivisionError("bug"), "INTERNAL_ERROR"),
+    ],
+)
+def test_task_errors_use_the_same_table_as_responses(exc: Exception, code: str) -> None:
+    error = task_error(exc, ErrorGroup.VIDEO)
+    assert error["code"] == code
+    if code == "INTERNAL_ERROR":
+        assert "bug" not in error["message"]  # internals never reach the customer
+    else:
+        assert error["message"] == (exc.message if isinstance(exc, ApiError) else str(exc))
+    if isinstance(exc, ApiError | EngineError):
+        assert resolve(ErrorGroup.VIDEO, kind_of(exc))[1] == code  # type: ignore[arg-type]
+
+
+def test_engine_unavailable_is_a_kind_of_its_own() -> None:
+    assert kind_of(EngineUnavailable("busy")) is ErrorKind.UNAVAILABLE
+    assert kind_of(ValueError("x")) is None

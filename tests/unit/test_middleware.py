@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from serve_app.context import accept_or_create
+from core.context import accept_or_create
 from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
-from serve_app.responses import HANDLED, handle_exception
+from serve_app.responses import HANDLED, handle_exception, render, to_api_error
 
 LIMIT = 64 * 1024
 
@@ -138,3 +141,20 @@ def test_bad_request_ids_are_replaced(bad: str | None) -> None:
 
 def test_good_request_id_is_kept() -> None:
     assert accept_or_create("abc-DEF_1.2:3") == "abc-DEF_1.2:3"
+
+
+@pytest.mark.parametrize(
+    ("exc", "status", "code"),
+    [
+        (RedisConnectionError("Connection refused"), 503, 5002),
+        (RedisTimeoutError("Timeout reading from socket"), 503, 5002),
+        (RecursionError("maximum recursion depth exceeded"), 400, 1001),
+    ],
+)
+def test_outages_are_503_and_nesting_is_400(exc: Exception, status: int, code: int) -> None:
+    error = to_api_error(exc)
+    response = render("/v1/account", error)
+    assert response.status_code == status
+    assert json.loads(bytes(response.body))["code"] == code
+    if status == 503:
+        assert response.headers["retry-after"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import difflib
 
 import pytest
 
@@ -14,6 +14,7 @@ from deployments.engines.asr.audio import (
     split_at_silences,
 )
 from deployments.engines.asr.whisper import API_LANGUAGES
+from tests.support.text import recall
 
 pytestmark = pytest.mark.models
 
@@ -39,14 +40,11 @@ SPANISH = "Hola, me llamo Carlos y vivo en Madrid. Me gusta mucho leer libros po
 GERMAN = "Guten Morgen, ich heiße Anna und wohne in Berlin. Heute ist das Wetter sehr schön."
 
 
-def words_of(text: str) -> list[str]:
-    return re.findall(r"[a-z']+", text.lower())
-
-
-def overlap(expected: str, heard: str) -> float:
-    """Share of the expected distinct words that were heard."""
-    want = set(words_of(expected))
-    return len(want & set(words_of(heard))) / len(want)
+#: Recall of the reference's words every decoding must reach. Measured on espeak-ng speech (2 threads,
+#: int8): tiny.en 0.84 whole-file / 0.87 chunked on LONG, 0.96 on SHORT; base 0.96 / 0.93 / 0.96.
+#: Decodings differ between CPUs, so the floor sits well below, and chunking may cost at most CHUNKING_LOSS.
+MIN_RECALL = 0.7
+CHUNKING_LOSS = 0.1
 
 
 def assert_well_timed(transcript, duration: float, offset: float = 0.0) -> None:
@@ -64,7 +62,7 @@ def test_english_speech_is_recognised(engine_name, request, speak):
     engine = request.getfixturevalue(engine_name)
     path = speak(SHORT)
     result = engine.transcribe(path, language="en")
-    assert overlap(SHORT, result.text) >= 0.7, result.text
+    assert recall(SHORT, result.text) >= MIN_RECALL, result.text
     assert result.language == "en"
     assert_well_timed(result, result.duration)
     assert result.options.compute_type == "int8" and result.options.beam_size == 5
@@ -79,16 +77,20 @@ def test_offset_shifts_every_timestamp(tiny_en, speak):
     audio = load_audio(speak(SHORT))
     plain = tiny_en.transcribe(audio, language="en")
     shifted = tiny_en.transcribe(audio, language="en", offset=100.0)
-    assert [w.text for w in shifted.words] == [w.text for w in plain.words]
-    assert [w.start for w in shifted.words] == pytest.approx([w.start + 100 for w in plain.words])
     assert_well_timed(shifted, shifted.duration, offset=100.0)
+    # Two decodings may differ in a word; every word both heard is 100 s later in the shifted one.
+    matcher = difflib.SequenceMatcher(a=[w.text for w in plain.words], b=[w.text for w in shifted.words], autojunk=False)
+    pairs = [(plain.words[b.a + k], shifted.words[b.b + k]) for b in matcher.get_matching_blocks() for k in range(b.size)]
+    assert len(pairs) >= 0.8 * len(plain.words)
+    for before, after in pairs:
+        assert after.start == pytest.approx(before.start + 100, abs=0.05)
 
 
 def test_base_detects_spanish_and_transcribes_it(base, speak):
     result = base.transcribe(speak(SPANISH, "es"))  # no language: detected first
     assert result.language == "es"
     assert result.language_probability > 0.5
-    assert overlap(SPANISH, result.text) >= 0.5, result.text
+    assert recall(SPANISH, result.text) >= 0.5, result.text
 
 
 def test_base_detects_german(base, speak):
@@ -97,7 +99,9 @@ def test_base_detects_german(base, speak):
     assert probability > 0.3
 
 
-def test_chunked_transcription_matches_whole_file(tiny_en, speak):
+def test_chunked_transcription_recovers_the_reference(tiny_en, speak):
+    """What chunking guarantees: cuts in pauses, the reference recovered about as well as in one piece,
+    and no word lost or doubled at a cut (never that two decodings agree word for word)."""
     audio = load_audio(speak(LONG))
     duration = audio.size / 16_000
     assert 30 < duration < 60
@@ -112,13 +116,27 @@ def test_chunked_transcription_matches_whole_file(tiny_en, speak):
     parts = [tiny_en.transcribe(c.slice(audio), language="en", offset=c.start) for c in chunks]
     merged = merge_transcripts(parts)
 
-    assert overlap(LONG, whole.text) >= 0.8, whole.text
-    assert overlap(whole.text, merged.text) >= 0.9, merged.text
-    assert overlap(merged.text, whole.text) >= 0.9, whole.text
-    assert abs(len(merged.words) - len(whole.words)) <= 4
+    assert recall(LONG, whole.text) >= MIN_RECALL, whole.text
+    assert recall(LONG, merged.text) >= max(MIN_RECALL, recall(LONG, whole.text) - CHUNKING_LOSS), merged.text
     assert_well_timed(merged, duration)
-    for chunk in chunks[1:]:  # the words either side of each cut are not one word twice
-        before = [w for w in merged.words if w.end <= chunk.start][-1]
-        after = next(w for w in merged.words if w.start >= chunk.start)
-        assert normalize_word(before.text) != normalize_word(after.text)
-    assert sum(len(p.words) for p in parts) == len(merged.words)  # nothing dropped between chunks
+    assert_nothing_lost_or_doubled(parts, merged)
+
+
+def assert_nothing_lost_or_doubled(parts, merged) -> None:
+    """Every word the chunks heard is in the merge, except the second copy of a word heard twice at a seam."""
+    heard = [(i, w) for i, part in enumerate(parts) for w in part.words]
+    kept = iter(merged.words)
+    current = next(kept, None)
+    previous = None
+    for i, word in heard:
+        if current is not None and current.text == word.text and abs(current.start - word.start) < 0.5:  # times are clamped
+            previous, current = word, next(kept, None)
+            continue
+        # dropped: only the first word of a chunk that repeats the last word kept before it
+        first_of_chunk = word is parts[i].words[0]
+        assert first_of_chunk and previous is not None, f"word {word.text!r} at {word.start:.2f} s was lost"
+        assert normalize_word(previous.text) == normalize_word(word.text), f"{word.text!r} dropped, not a double"
+    assert current is None, "the merge holds a word no chunk heard"
+    for before, after in zip(merged.words, merged.words[1:]):  # no word twice at a cut
+        overlapping = min(before.end, after.end) > max(before.start, after.start)
+        assert not (overlapping and normalize_word(before.text) == normalize_word(after.text) != ""), before

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from deployments.engines.errors import MediaTooLarge, NoAudioTrack, UnsupportedMedia
+from deployments.engines.errors import EngineFailure, MediaTooLarge, NoAudioTrack, UnsupportedMedia
+from deployments.engines.media.ffmpeg import extract_audio
 from deployments.engines.media.probe import probe, validate
 from tests.support.media import VARIANTS, Variant, make_video, not_a_video, silent_video
 
@@ -98,7 +99,21 @@ def test_images_are_unsupported(tmp_path: Path, name: str, frames: int) -> None:
     path = tmp_path / name
     cmd = ["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=10", "-frames:v", str(frames)]
     subprocess.run([*cmd, str(path)], check=True, timeout=60)
-    info = probe(path)
-    assert info.video is not None and info.audio is None
+    with pytest.raises(UnsupportedMedia, match="Not an accepted video format") as caught:
+        probe(path)  # no image demuxer may even open it
+    assert b"not on whitelist" in caught.value.__cause__.stderr
+
+
+def test_a_playlist_disguised_as_a_video_never_opens_what_it_names(tmp_path: Path) -> None:
+    """An HLS playlist uploaded as .mp4 could make ffmpeg read another file on the server (another
+    customer's upload) as this task's media; only local files of the video demuxers may be opened."""
+    secret = make_video(tmp_path / "other-tenant.mp4", container="mp4")
+    segment = tmp_path / "seg.ts"
+    remux = ["ffmpeg", "-nostdin", "-v", "error", "-i", str(secret), "-c", "copy", "-f", "mpegts", str(segment)]
+    subprocess.run(remux, check=True)
+    playlist = tmp_path / "trap.mp4"
+    playlist.write_text(f"#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:5,\n{segment}\n#EXT-X-ENDLIST\n")
     with pytest.raises(UnsupportedMedia, match="Not an accepted video format"):
-        validate(info)
+        probe(playlist)
+    with pytest.raises(EngineFailure, match="not on whitelist"):
+        extract_audio(playlist, tmp_path / "a.wav", timeout_s=60)

@@ -17,7 +17,8 @@ from tests.integration.net.conftest import Resolver
 from tests.integration.net.loopback import LoopbackServer, pattern
 from tests.support.services import free_port
 
-LOOPBACK_OK = UrlPolicy(allow_private=True)  # only because these servers live on 127.0.0.1
+ANY_PORT = frozenset(range(1, 65536))  # loopback servers listen on free ports
+LOOPBACK_OK = UrlPolicy(allow_private=True, allowed_ports=ANY_PORT)  # only because these servers live on 127.0.0.1
 
 
 async def fetch(url: str, dest: Path, policy: UrlPolicy = LOOPBACK_OK, max_bytes: int = 10**6, timeout_s: float = 5):
@@ -31,7 +32,7 @@ def leftovers(folder: Path) -> list[str]:
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::ffff:127.0.0.1]", "127.0.0.2"])
 async def test_default_policy_refuses_loopback_without_connecting(server: LoopbackServer, tmp_path: Path, host: str) -> None:
     with pytest.raises(InvalidUrl, match=r"not public \(loopback\)"):
-        await fetch(server.url("/file/10", host=host), tmp_path / "v.mp4", policy=UrlPolicy())
+        await fetch(server.url("/file/10", host=host), tmp_path / "v.mp4", policy=UrlPolicy(allowed_ports=ANY_PORT))
     assert server.hits == []
     assert leftovers(tmp_path) == []
 
@@ -57,7 +58,7 @@ async def test_connection_goes_to_the_checked_address_with_the_host_kept(
 
 async def test_every_redirect_hop_is_checked(server: LoopbackServer, fake_dns: Resolver, tmp_path: Path) -> None:
     fake_dns({"media.test": ["127.0.0.1"], "evil.test": ["127.0.0.1"]})
-    policy = UrlPolicy(allowed_hosts=frozenset({"media.test"}))  # the test server is exempt, nothing else
+    policy = UrlPolicy(allowed_hosts=frozenset({"media.test"}), allowed_ports=ANY_PORT)  # only the test server is exempt
     start = f"http://media.test:{server.port}/redirect?to="
     refused = {
         "http://169.254.169.254/latest/meta-data/": r"redirect 1 refused: .*169\.254\.169\.254 is not public \(link-local\)",
@@ -131,3 +132,11 @@ async def test_tls_uses_the_original_name_for_sni_and_certificate(
         for wrong in ("other.test", "127.0.0.1"):  # the certificate names media.test only
             with pytest.raises(httpx.ConnectError, match=r"CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
                 await send_pinned(client, "GET", check_url(f"https://{wrong}:{server.port}/echo-host", LOOPBACK_OK))
+
+
+async def test_a_redirect_to_a_non_web_port_is_refused(server: LoopbackServer, fake_dns: Resolver, tmp_path: Path) -> None:
+    fake_dns({"media.test": ["127.0.0.1"]})
+    policy = UrlPolicy(allowed_hosts=frozenset({"media.test"}))  # the trusted test server may use its port; others 80/443
+    with pytest.raises(InvalidUrl, match=r"redirect 1 refused: .*port 6379 is not allowed"):
+        await fetch(f"http://media.test:{server.port}/redirect?to=http://8.8.8.8:6379/", tmp_path / "v.mp4", policy=policy)
+    assert [h.path.split("?")[0] for h in server.hits] == ["/redirect"]

@@ -12,16 +12,17 @@ import time
 import pytest
 from redis.asyncio import Redis
 
+from core import keys
+from core.accounts import Account
+from core.tasks import Task, TaskState
+from core.webhooks import WebhookSender
 from deployments.engines.net import UrlPolicy
-from serve_app import keys
-from serve_app.accounts import Account
-from serve_app.tasks import Task, TaskState
-from serve_app.webhooks import WebhookSender
 from tests.integration.net.conftest import Resolver
 from tests.integration.net.loopback import Hit, LoopbackServer
 from tests.support.services import free_port
 
-LOOPBACK_OK = UrlPolicy(allow_private=True)  # only because the receiver lives on 127.0.0.1
+ANY_PORT = frozenset(range(1, 65536))  # loopback servers listen on free ports
+LOOPBACK_OK = UrlPolicy(allow_private=True, allowed_ports=ANY_PORT)  # only because the receiver lives on 127.0.0.1
 SECRET = "whsec-0123456789abcdef"
 ACCOUNT = Account(id="acct_hooks", name="hooks", created_at=0.0, signing_secret=SECRET)
 RESULT = {"subtitle_url": "https://api.example.com/v1/files/t/a.srt?expires=1&sig=x", "duration": 61.5, "char_count": 812}
@@ -148,7 +149,7 @@ async def test_two_senders_never_send_one_delivery_twice(redis_client: Redis, re
 
 
 async def test_private_callbacks_are_refused(redis_client: Redis, server: LoopbackServer, fake_dns: Resolver) -> None:
-    hooks = sender(redis_client, policy=UrlPolicy())
+    hooks = sender(redis_client, policy=UrlPolicy(allowed_ports=ANY_PORT))
     await hooks.schedule(finished("task-lit", server.url("/hook/x")), ACCOUNT)
     record = await hooks.delivery("task-lit")
     assert (record["state"], record["attempts"]) == ("gave_up", 0)  # refused outright, never attempted

@@ -11,15 +11,17 @@ from typing import Any
 import numpy as np
 import pytest
 
+from core.files import LocalFileStore
+from core.specs.video import UploadSource, UrlSource, VideoJobSpec
 from deployments.engines.asr.audio import merge_transcripts, split_at_silences
 from deployments.engines.asr.types import Transcript
 from deployments.engines.asr.whisper import WhisperEngine
+from deployments.engines.media.probe import MediaInfo
 from deployments.engines.translation.apertium import ApertiumEngine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from deployments.engines.translation.safe import SafeTranslator
 from pipelines.video_translation import PipelineDeps
-from serve_app.files import LocalFileStore
 
 MODELS = Path(__file__).resolve().parents[3] / "models"
 
@@ -48,8 +50,12 @@ def store(tmp_path: Path) -> LocalFileStore:
 def local_deps(whisper: WhisperEngine, translator: SafeTranslator, store: LocalFileStore, chunk_s: float = 20.0) -> PipelineDeps:
     """Same contract as production wiring; chunks run one after another here."""
 
-    async def obtain(source: dict[str, Any], workdir: Path) -> Path:
-        return Path(source["path"])
+    async def obtain(source: UploadSource | UrlSource, workdir: Path) -> Path:
+        assert isinstance(source, UploadSource)
+        return Path(source.key)  # tests name the local media file directly
+
+    async def admit(info: MediaInfo) -> None:
+        return None
 
     async def detect(audio: np.ndarray) -> tuple[str, float]:
         return await asyncio.to_thread(whisper.detect_language, audio)
@@ -72,7 +78,7 @@ def local_deps(whisper: WhisperEngine, translator: SafeTranslator, store: LocalF
         stored = await store.put("task", name, path, content_type)
         return store.url(stored.key, time.time() + 3600)
 
-    return PipelineDeps(obtain, detect, transcribe, translate, pairs, publish, timeout_s=300)
+    return PipelineDeps(obtain, admit, detect, transcribe, translate, pairs, publish, timeout_s=300)
 
 
 class Recorder:
@@ -83,3 +89,8 @@ class Recorder:
 
     async def __call__(self, stage: str, percent: int, remaining: int) -> None:
         self.updates.append((stage, percent, remaining))
+
+
+def spec_for(media: Path, **options: Any) -> VideoJobSpec:
+    """A job spec whose source is a local media file."""
+    return VideoJobSpec(source=UploadSource(key=str(media)), **options)

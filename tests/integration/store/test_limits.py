@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx
@@ -12,15 +13,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from serve_app.accounts import AccountStore
-from serve_app.errors import ApiError, ErrorKind
+from core.accounts import AccountStore
+from core.errors import ApiError, ErrorKind
+from core.quotas import QuotaLedger, seconds_to_next_period
 from serve_app.idempotency import IdempotencyStore, fingerprint
-from serve_app.limits import QuotaLedger, RateLimiter, seconds_to_next_period
+from serve_app.limits import RateLimiter
 from serve_app.responses import HANDLED, handle_exception
 
 
 async def test_gcra_burst_then_refuse(redis_client: Redis) -> None:
-    from serve_app.accounts import hash_token
+    from core.accounts import hash_token
 
     store = AccountStore(redis_client)
     account = await store.create("rl", rate_per_minute=60, burst=5)
@@ -102,7 +104,7 @@ async def test_failed_first_attempt_releases_key(redis_client: Redis) -> None:
 
 
 async def test_admit_resolves_token_and_limits_in_one_call(redis_client: Redis) -> None:
-    from serve_app.accounts import hash_token
+    from core.accounts import hash_token
 
     store = AccountStore(redis_client)
     account = await store.create("adm", rate_per_minute=60, burst=2)
@@ -121,8 +123,8 @@ async def test_admit_resolves_token_and_limits_in_one_call(redis_client: Redis) 
 
 
 async def test_admit_prefetches_only_for_admitted_callers(redis_client: Redis) -> None:
-    from serve_app import keys
-    from serve_app.accounts import hash_token
+    from core import keys
+    from core.accounts import hash_token
 
     store = AccountStore(redis_client)
     account = await store.create("pre", rate_per_minute=60, burst=1)
@@ -135,3 +137,73 @@ async def test_admit_prefetches_only_for_admitted_callers(redis_client: Redis) -
     assert first is not None and first.prefetched == ("7", ["a", "1"], None)
     refused = await limiter.admit(hash_token(token), reads)
     assert refused is not None and not refused.rate.allowed and refused.prefetched == ()
+
+
+def slow_app(store: IdempotencyStore, created: list[dict], delay_s: float) -> Starlette:
+    async def create(request: Request) -> JSONResponse:
+        payload = await request.json()
+
+        async def do() -> JSONResponse:
+            await asyncio.sleep(delay_s)
+            created.append(payload)
+            return JSONResponse({"id": len(created)}, status_code=201)
+
+        return await store.run(request, "acct", fingerprint("POST", "/things", payload), do)
+
+    return Starlette(
+        routes=[Route("/things", create, methods=["POST"])], exception_handlers={cls: handle_exception for cls in HANDLED}
+    )
+
+
+async def test_two_identical_concurrent_posts_create_once(redis_client: Redis) -> None:
+    created: list[dict] = []
+    app = slow_app(IdempotencyStore(redis_client, lease_s=0.3), created, delay_s=1.0)  # runs for several lease lengths
+    together = await asyncio.gather(*(_post_once(app, "burst") for _ in range(2)))
+    assert sorted(r.status_code for r in together) == [201, 409] and len(created) == 1
+    assert next(r for r in together if r.status_code == 409).json()["code"] == 1005
+
+    first = asyncio.create_task(_post_once(app, "slow"))
+    await asyncio.sleep(0.7)  # past two lease lengths: only renewal keeps the key reserved
+    during = await _post_once(app, "slow")
+    assert during.status_code == 409 and during.headers["retry-after"] == "1"
+    assert (await first).status_code == 201
+    after = await _post_once(app, "slow")
+    assert after.status_code == 201 and after.headers["idempotent-replayed"] == "true"
+    assert len(created) == 2
+
+
+async def _post_once(app: Starlette, key: str) -> httpx.Response:
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        return await c.post("/things", json={"b": 1}, headers={"Idempotency-Key": key})
+
+
+async def test_reservation_of_a_crashed_request_expires_quickly(redis_client: Redis) -> None:
+    """A replica that died mid-request leaves its reservation behind; retries must not get 409 for a day."""
+    store = IdempotencyStore(redis_client, lease_s=0.5)
+    created: list[dict] = []
+    app = slow_app(store, created, delay_s=0)
+    assert await store.reserve("acct", "crash", fingerprint("POST", "/things", {"c": 1}))  # then its replica dies
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+        blocked = await c.post("/things", json={"c": 1}, headers={"Idempotency-Key": "crash"})
+        assert blocked.status_code == 409  # still within the lease
+        await asyncio.sleep(0.7)
+        retried = await c.post("/things", json={"c": 1}, headers={"Idempotency-Key": "crash"})
+    assert retried.status_code == 201 and created == [{"c": 1}]
+    ttl = await redis_client.ttl(await _only_idempotency_key(redis_client))
+    assert ttl > 23 * 3600  # the stored response is replayed for a day
+
+
+async def _only_idempotency_key(redis: Redis) -> str:
+    [key] = [k async for k in redis.scan_iter(match="mt:idem:*")]
+    return key
+
+
+async def test_charge_once_is_idempotent(redis_client: Redis) -> None:
+    account = await AccountStore(redis_client).create("once", quotas={"video_minutes": 10})
+    ledger = QuotaLedger(redis_client)
+    assert await ledger.consume_once(account, "video_minutes", 4, charge_id="task-a") == 4
+    assert await ledger.consume_once(account, "video_minutes", 4, charge_id="task-a") == 4  # a rerun: no second charge
+    with pytest.raises(ApiError) as err:
+        await ledger.consume_once(account, "video_minutes", 7, charge_id="task-b")
+    assert err.value.kind is ErrorKind.QUOTA_EXCEEDED
+    assert (await ledger.usage(account))["video_minutes"] == 4

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serve_app.files import LinkExpired, LinkForged, LocalFileStore, object_key
-from serve_app.tasks import Task, TaskState
-from serve_app.webhooks import backoff_delay, completion_payload, failure_payload, payload_for, sign
+from core.files import LinkExpired, LinkForged, LocalFileStore, object_key
+from core.tasks import Task, TaskState
+from core.webhooks import backoff_delay, completion_payload, failure_payload, payload_for, sign
 
 SECRET = b"s" * 32
 

@@ -89,7 +89,7 @@ def test_ipv6_not_global_by_the_stdlib_is_refused(ip: ipaddress.IPv6Address) -> 
         "http://[::ffff:7f00:1]/",
         "http://169.254.169.254/latest/meta-data/",
         "http://[fd00:ec2::254]/",
-        "http://0.0.0.0:8080/",
+        "http://0.0.0.0/",
         "http://[64:ff9b::a00:1]/",
         "http://[2002:c0a8:101::1]/",
         "https://255.255.255.255/",
@@ -154,7 +154,7 @@ def test_all_resolved_addresses_must_be_public(fake_dns: FakeDns) -> None:
     with pytest.raises(InvalidUrl, match=re.escape("'mixed.test' resolves to an address that is not public")) as info:
         check_url("https://mixed.test/v.mp4", DEFAULT)
     assert "10.1.2.3" not in str(info.value)  # internal addresses are not echoed back
-    resolved = check_url("https://ok.test:8443/v.mp4#frag", DEFAULT)
+    resolved = check_url("https://ok.test:8443/v.mp4#frag", UrlPolicy(allowed_ports=frozenset({443, 8443})))
     assert resolved.addresses == (V4("8.8.8.8"), V6("2001:4860:4860::8888"))
     assert (resolved.host, resolved.port, resolved.url) == ("ok.test", 8443, "https://ok.test:8443/v.mp4")
 
@@ -162,7 +162,7 @@ def test_all_resolved_addresses_must_be_public(fake_dns: FakeDns) -> None:
 def test_localhost_and_unresolvable_names_are_refused(fake_dns: FakeDns) -> None:
     queries = fake_dns({"localhost": ["127.0.0.1", "::1"]})
     with pytest.raises(InvalidUrl, match=re.escape("not public (loopback)")):
-        check_url("http://localhost:6379/", DEFAULT)
+        check_url("http://localhost/", DEFAULT)
     with pytest.raises(InvalidUrl, match=re.escape("'nowhere.test' could not be resolved")) as info:
         check_url("http://nowhere.test/", DEFAULT)
     assert isinstance(info.value.__cause__, socket.gaierror)
@@ -195,3 +195,22 @@ def test_scheme_list_is_configurable() -> None:
     with pytest.raises(InvalidUrl, match="use https"):
         check_url("http://8.8.8.8/", UrlPolicy(schemes=("https",)))
     assert check_url("https://8.8.8.8/", UrlPolicy(schemes=("https",))).port == 443
+
+
+@pytest.mark.parametrize(
+    "url", ["http://1.1.1.1:6379/", "https://8.8.8.8:22/", "http://example.com:25/", "https://example.com:8443/a.mp4"]
+)
+def test_only_web_ports_by_default(url: str) -> None:
+    with pytest.raises(InvalidUrl, match=r"port \d+ is not allowed; use 80, 443"):
+        check_url(url, DEFAULT, resolve=False)
+
+
+def test_configured_ports_and_trusted_hosts_may_use_other_ports(fake_dns: FakeDns) -> None:
+    fake_dns({"cdn.test": ["8.8.8.8"], "minio.internal": ["10.0.0.5"]})
+    assert check_url("https://cdn.test:8443/a.mp4", UrlPolicy(allowed_ports=frozenset({443, 8443}))).port == 8443
+    trusted = UrlPolicy(allowed_hosts=frozenset({"minio.internal"}))
+    assert check_url("http://minio.internal:9000/b", trusted).port == 9000
+    with pytest.raises(InvalidUrl, match="port 9000 is not allowed"):
+        check_url("http://cdn.test:9000/b", trusted)  # trust is per host, not a blanket exemption
+    with pytest.raises(InvalidUrl, match="port 6379 is not allowed"):
+        check_url("http://1.1.1.1:6379/", UrlPolicy(allow_private=True))  # allowing private addresses keeps the port rule
