@@ -45,13 +45,16 @@ def start_apps(redis_url: str, port: int) -> None:
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     serve.run(Bare.bind(), name="bare", route_prefix="/bare")
-    serve.run(build_app({"redis_url": redis_url, "translator": {"engine": "apertium"}}), name="mediatrans", route_prefix="/")
+    # One load generator is one client address: lift the anonymous per-client limit so the endpoint is measured.
+    args = {"redis_url": redis_url, "translator": {"engine": "apertium"}}
+    args["anonymous_limits"] = {"rate_per_minute": 100_000_000, "burst": 10_000_000}
+    serve.run(build_app(args), name="mediatrans", route_prefix="/")
 
 
 def make_token(redis_url: str) -> str:
     from redis.asyncio import Redis
 
-    from serve_app.accounts import AccountStore
+    from core.accounts import AccountStore
 
     async def make() -> str:
         redis = Redis.from_url(redis_url, decode_responses=True)
@@ -68,9 +71,9 @@ def make_task(redis_url: str, token: str) -> str:
     """A queued task of the bench account, for the polling endpoint."""
     from redis.asyncio import Redis
 
-    from serve_app import keys
-    from serve_app.accounts import hash_token
-    from serve_app.tasks import TaskStore
+    from core import keys
+    from core.accounts import hash_token
+    from core.tasks import TaskStore
 
     async def make() -> str:
         redis = Redis.from_url(redis_url, decode_responses=True)
@@ -101,7 +104,8 @@ def running_service() -> Iterator[tuple[str, str, str]]:
     """Redis, Ray and both Serve apps on free ports; yields (base URL, Redis URL, bench token)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
+    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
+        redis_url = redis.url
         start_apps(redis_url, port)
         wait_http_ok(f"{base}/readyz", 180)
         yield base, redis_url, make_token(redis_url)

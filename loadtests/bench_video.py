@@ -128,7 +128,8 @@ def service_job(video: Path) -> tuple[float, dict]:
     local = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis_url:
+    with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
+        redis_url = redis.url
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
         serve.start(http_options={"host": "127.0.0.1", "port": port})
         args = {
