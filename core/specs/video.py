@@ -11,9 +11,10 @@ Adding a parameter means adding one field here.
 from __future__ import annotations
 
 import math
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE, LanguageCode
 from deployments.engines.media.probe import MAX_BYTES, MAX_DURATION_S
@@ -45,6 +46,16 @@ _HEX = r"#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})"
 _FONT = r"^[^,{}\\\x00-\x1f\x7f]+$"
 
 
+def _font_name(value: str) -> str:
+    if not re.fullmatch(_FONT, value):
+        raise ValueError("must be a font family name without control characters, commas, braces or backslashes")
+    return value
+
+
+#: ``subtitle_font``: validated with a readable message; the pattern is published for clients.
+FontName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": _FONT}), AfterValidator(_font_name)]
+
+
 class VideoOptions(BaseModel):
     """The parameters of ``POST /v1/video/translate`` (contract 4.1), validated."""
 
@@ -62,7 +73,7 @@ class VideoOptions(BaseModel):
     engine: Literal["standard", "professional"] = "standard"
     callback_url: str | None = Field(None, max_length=4096)
     glossary_id: str | None = Field(None, max_length=64)
-    subtitle_font: str = Field(DEFAULT_FONT, min_length=1, max_length=64, pattern=_FONT)
+    subtitle_font: FontName = DEFAULT_FONT
     subtitle_size: int = Field(
         DEFAULT_FONT_SIZE, ge=FONT_SIZE_RANGE[0], le=FONT_SIZE_RANGE[1], description="Pixels; 18 to 36 recommended."
     )
