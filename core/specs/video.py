@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -31,7 +31,9 @@ DEFAULT_TEXT_COLOR = "#FFFFFF"
 DEFAULT_OUTLINE_COLOR = "#000000"
 DEFAULT_OUTLINE_WIDTH = 2.0
 OUTLINE_WIDTH_RANGE = (1.0, 4.0)
-POSITIONS = ("bottom", "top", "middle")
+Position = Literal["bottom", "top", "middle"]
+POSITIONS: tuple[str, ...] = get_args(Position)
+DEFAULT_POSITION: Position = "bottom"
 DEFAULT_MAX_LINE_CHARS = 42
 LINE_CHARS_RANGE = (10, 120)
 DEFAULT_CUE_SECONDS = 5.0
@@ -81,7 +83,7 @@ class VideoOptions(BaseModel):
     subtitle_outline: str = Field(DEFAULT_OUTLINE_COLOR, pattern=f"^$|^{_HEX}$", description="Empty: no stroke.")
     subtitle_outline_width: float = Field(DEFAULT_OUTLINE_WIDTH, ge=OUTLINE_WIDTH_RANGE[0], le=OUTLINE_WIDTH_RANGE[1])
     subtitle_bg: str = Field("none", pattern=f"^none$|^{_HEX}$", description="none, or a box colour with alpha.")
-    subtitle_position: Literal["bottom", "top", "middle"] = "bottom"
+    subtitle_position: Position = DEFAULT_POSITION
     enable_dubbing: bool = False
     dubbing_voice: DubbingVoice = "default-female"
     dubbing_speed: float = Field(1.0, ge=0.5, le=2.0)

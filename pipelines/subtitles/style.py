@@ -16,6 +16,7 @@ from core.specs.video import (
     DEFAULT_FONT_SIZE,
     DEFAULT_OUTLINE_COLOR,
     DEFAULT_OUTLINE_WIDTH,
+    DEFAULT_POSITION,
     DEFAULT_TEXT_COLOR,
     OUTLINE_WIDTH_RANGE,
     POSITIONS,
@@ -113,7 +114,7 @@ class SubtitleStyle:
     outline: str = DEFAULT_OUTLINE_COLOR
     outline_width: float = DEFAULT_OUTLINE_WIDTH
     background: str | None = None
-    position: str = "bottom"
+    position: str = DEFAULT_POSITION
     original_scale: float = 0.75
 
     def __post_init__(self) -> None:
