@@ -8,16 +8,8 @@ from typing import Any
 from ray import serve
 
 from deployments.capabilities import Capabilities
-from deployments.engines.registry import create_engine
+from deployments.engines.registry import start_engine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
-
-
-def _start(spec: dict[str, Any]) -> TranslatorEngine:
-    engine = create_engine(spec["engine"], spec.get("options"))
-    if not isinstance(engine, TranslatorEngine):
-        raise TypeError(f"engine {spec['engine']!r} is not a translator")
-    engine.start()
-    return engine
 
 
 @serve.deployment(name="Translator", ray_actor_options={"num_cpus": 0.25}, max_ongoing_requests=32)
@@ -27,8 +19,8 @@ class Translator:
     def __init__(self, spec: dict[str, Any]) -> None:
         from deployments.engines.translation.safe import SafeTranslator
 
-        self.engine = _start(spec)
-        self.fallback = _start(spec["fallback"]) if spec.get("fallback") else None
+        self.engine = start_engine(spec, TranslatorEngine)
+        self.fallback = start_engine(spec["fallback"], TranslatorEngine) if spec.get("fallback") else None
         self.safe = SafeTranslator(self.engine, fallback=self.fallback)
 
     async def translate(self, request: TranslationRequest, glossary: Any = None) -> TranslationResult:

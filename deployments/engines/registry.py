@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, TypeVar
 
 from deployments.engines.base import Engine
+
+E = TypeVar("E", bound=Engine)
 
 ENGINES: dict[str, str] = {
     "apertium": "deployments.engines.translation.apertium:ApertiumEngine",
     "llm": "deployments.engines.translation.llm:LLMEngine",
     "faster-whisper": "deployments.engines.asr.whisper:WhisperEngine",
+    "harper": "deployments.engines.grammar.harper_engine:HarperEngine",
+    "quire": "deployments.engines.grammar.quire_engine:QuireEngine",
+    "grammalecte": "deployments.engines.grammar.grammalecte_engine:GrammalecteEngine",
+    "hunspell": "deployments.engines.grammar.hunspell_engine:HunspellEngine",
+    "grammar-rules": "deployments.engines.grammar.rules_engine:RulesEngine",
+    "languagetool": "deployments.engines.grammar.languagetool_engine:LanguageToolEngine",
 }
 
 
@@ -26,3 +34,12 @@ def engine_class(name: str) -> type[Engine]:
 def create_engine(name: str, options: dict[str, Any] | None = None) -> Engine:
     """A constructed (not yet started) engine."""
     return engine_class(name)(**(options or {}))
+
+
+def start_engine(spec: dict[str, Any], kind: type[E]) -> E:
+    """The engine a config names (``{"engine": ..., "options": ...}``), checked to be a ``kind``, started."""
+    engine = create_engine(spec["engine"], spec.get("options"))
+    if not isinstance(engine, kind):
+        raise TypeError(f"engine {spec['engine']!r} is not a {kind.__name__}")
+    engine.start()
+    return engine

@@ -1,0 +1,169 @@
+"""French grammar and spelling with Grammalecte (Debian ``python3-grammalecte``).
+
+Grammalecte is packaged for the system Python, not the virtualenv, so it runs
+in a long-lived worker process (``grammalecte_worker.py`` under ``python``,
+default ``/usr/bin/python3``) that answers JSON lines. Requests are serialised
+on one worker (it checks a paragraph in milliseconds); a worker that died is
+restarted on the next request. Rule names map to ``FR_GRAMMALECTE_<NAME>``
+(see ``equivalents.yaml``); Grammalecte's option groups map to issue types.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from deployments.engines.errors import EngineFailure, EngineUnavailable
+from deployments.engines.grammar.base import GrammarEngine
+from deployments.engines.grammar.equivalents import rule_id
+from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+
+WORKER = Path(__file__).with_name("grammalecte_worker.py")
+PREFIX = "FR_GRAMMALECTE"
+
+#: Grammalecte option group (error ``sType``) → (issue type, severity). Unlisted: grammar warning.
+GROUPS: dict[str, tuple[IssueType, Severity]] = {
+    "spell": ("spelling", "error"),
+    "typo": ("punctuation", "warning"),
+    "esp": ("punctuation", "warning"),
+    "nbsp": ("punctuation", "info"),
+    "apos": ("punctuation", "info"),
+    "tab": ("punctuation", "info"),
+    "virg": ("punctuation", "warning"),
+    "tu": ("punctuation", "warning"),
+    "maj": ("grammar", "warning"),
+    "num": ("punctuation", "info"),
+    "gn": ("grammar", "error"),
+    "conj": ("grammar", "error"),
+    "infi": ("grammar", "error"),
+    "ppas": ("grammar", "error"),
+    "imp": ("grammar", "error"),
+    "inte": ("grammar", "error"),
+    "vmode": ("grammar", "error"),
+    "sgpl": ("grammar", "error"),
+    "conf": ("grammar", "error"),
+    "ocr": ("spelling", "warning"),
+    "bs": ("style", "info"),
+    "pleo": ("wordiness", "info"),
+    "redon1": ("wordiness", "info"),
+    "redon2": ("wordiness", "info"),
+    "mc": ("style", "info"),
+    "liga": ("punctuation", "info"),
+    "date": ("grammar", "warning"),
+}
+
+
+def rule_name(grammalecte_id: str) -> str:
+    """``g3__gn_les_1m__b3_a1_1`` → ``gn_les_1m``; regex rule ids are already names."""
+    parts = grammalecte_id.split("__")
+    return parts[1] if len(parts) >= 2 else parts[0]
+
+
+class GrammalecteEngine(GrammarEngine):
+    """Options: ``python`` (interpreter with grammalecte), ``timeout_s`` per request."""
+
+    name = "grammalecte"
+    priority = 30
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.python = str(options.get("python", "/usr/bin/python3"))
+        self.timeout_s = float(options.get("timeout_s", 30.0))
+        self._proc: subprocess.Popen[str] | None = None
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._rules: list[Rule] = []
+
+    def start(self) -> None:
+        with self._lock:
+            self._spawn()
+            reply = self._call({"rules": True})
+        seen: dict[str, Rule] = {}
+        for group, name in reply["rules"]:
+            catalogue_id = rule_id("grammalecte", name, PREFIX)
+            kind, severity = GROUPS.get(group, ("grammar", "warning"))
+            seen.setdefault(
+                catalogue_id, Rule(catalogue_id, kind, severity, f"Grammalecte rule {name} ({group}).", self.name, ("fr",))
+            )
+        seen.setdefault("SPELLING", Rule("SPELLING", "spelling", "error", "A word not in the dictionary.", self.name, ("fr",)))
+        self._rules = list(seen.values())
+
+    def languages(self) -> frozenset[str]:
+        return frozenset({"fr", "fr-CA"})
+
+    def rules(self) -> list[Rule]:
+        return list(self._rules)
+
+    def health(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            raise EngineUnavailable("the Grammalecte worker is not running")
+
+    def shutdown(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait(5)
+
+    def check(self, text: str, options: CheckOptions) -> list[Issue]:
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._spawn()
+            reply = self._call({"text": text})
+        issues = []
+        for e in reply["issues"]:
+            kind, severity = GROUPS.get(e["kind"], ("grammar", "warning"))
+            catalogue_id = rule_id("grammalecte", rule_name(e["rule"]), PREFIX)
+            message = e["message"].replace("\u00a0", " ")
+            issues.append(
+                Issue(
+                    e["start"], e["end"] - e["start"], kind, severity, catalogue_id, message, tuple(e["suggestions"]), self.name
+                )
+            )
+        return issues
+
+    def _spawn(self) -> None:
+        try:
+            self._proc = subprocess.Popen(
+                [self.python, "-I", str(WORKER)],  # -I: the worker's folder (types.py) must not shadow the stdlib
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                encoding="utf-8",
+                bufsize=1,
+            )
+        except OSError as exc:
+            raise EngineUnavailable(f"cannot start {self.python} for Grammalecte: {exc}") from exc
+        ready = self._read()
+        if not ready.get("ready"):
+            raise EngineUnavailable("the Grammalecte worker did not start (is python3-grammalecte installed?)")
+
+    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self._proc is not None and self._proc.stdin is not None
+        request = {**request, "id": next(self._ids)}
+        try:
+            self._proc.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            self._proc = None
+            raise EngineUnavailable("the Grammalecte worker stopped") from exc
+        reply = self._read()
+        if "error" in reply:
+            raise EngineFailure(f"Grammalecte failed: {reply['error']}")
+        return reply
+
+    def _read(self) -> dict[str, Any]:
+        assert self._proc is not None and self._proc.stdout is not None
+        result: list[str] = []
+        reader = threading.Thread(target=lambda: result.append(self._proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader.start()
+        reader.join(self.timeout_s)
+        if not result or not result[0]:
+            self._proc.kill()
+            self._proc = None
+            raise EngineUnavailable(f"the Grammalecte worker did not answer within {self.timeout_s:g} s")
+        reply: dict[str, Any] = json.loads(result[0])
+        return reply

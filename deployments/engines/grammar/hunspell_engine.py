@@ -1,0 +1,137 @@
+"""Spelling in ~40 languages with Hunspell dictionaries (Debian ``hunspell-*`` packages).
+
+pyhunspell (PyPI ``hunspell``) binds libhunspell, the library LibreOffice and
+Firefox use; dictionaries are loaded lazily, one per language, and each is used
+under a lock (libhunspell objects are not thread-safe). Words come from
+:func:`~deployments.engines.grammar.text.words`, which leaves out URLs,
+e-mail addresses, placeholders and markup; numbers, single letters, words in
+capitals (acronyms) and words with inner capitals (brand names, code) are not
+checked either. Dictionaries in a legacy 8-bit charset (pl, sl, lt, el, et, ...)
+cannot hold every character: a word with a letter outside it (a foreign name,
+"Muñoz" in Polish) is not checked, and suggestions, which pyhunspell decodes as
+Latin-1, are re-decoded in the dictionary's charset.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from deployments.engines.errors import EngineUnavailable
+from deployments.engines.grammar.base import GrammarEngine
+from deployments.engines.grammar.text import words
+from deployments.engines.grammar.types import CheckOptions, Issue, Rule
+
+#: API code → dictionary name under ``dictionary_dir`` (Debian names).
+DICTIONARIES: dict[str, str] = {
+    "af": "af_ZA", "ar": "ar", "bg": "bg_BG", "bn": "bn_BD", "ca": "ca", "cs": "cs_CZ", "da": "da_DK",
+    "de": "de_DE", "el": "el_GR", "en": "en_US", "en-GB": "en_GB", "es": "es_ES", "et": "et_EE", "fr": "fr_FR",
+    "he": "he_IL", "hi": "hi_IN", "hr": "hr_HR", "hu": "hu_HU", "id": "id_ID", "is": "is_IS", "it": "it_IT",
+    "lt": "lt_LT", "lv": "lv_LV", "nl": "nl_NL", "no": "nb_NO", "pl": "pl_PL", "pt": "pt_PT", "pt-BR": "pt_BR",
+    "ro": "ro_RO", "ru": "ru_RU", "sk": "sk_SK", "sl": "sl_SI", "sr": "sr_RS", "sv": "sv_SE", "sw": "sw_TZ",
+    "tl": "tl", "tr": "tr_TR", "uk": "uk_UA", "vi": "vi_VN",
+}  # fmt: skip
+
+SPELLING = "SPELLING"
+MAX_SUGGESTIONS = 3
+
+
+class HunspellEngine(GrammarEngine):
+    """Options: ``dictionary_dir`` (``/usr/share/hunspell``), ``languages`` (default: every installed one)."""
+
+    name = "hunspell"
+    priority = 10
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.dictionary_dir = Path(options.get("dictionary_dir", "/usr/share/hunspell"))
+        wanted = options.get("languages")
+        self._wanted = tuple(wanted) if wanted else tuple(DICTIONARIES)
+        self._available: dict[str, str] = {}
+        self._loaded: dict[str, tuple[Any, threading.Lock]] = {}
+        self._load_lock = threading.Lock()
+
+    def start(self) -> None:
+        import hunspell  # noqa: F401 - fail at start, not on the first request
+
+        self._available = {
+            code: DICTIONARIES[code]
+            for code in self._wanted
+            if code in DICTIONARIES and (self.dictionary_dir / f"{DICTIONARIES[code]}.dic").is_file()
+        }
+        if not self._available:
+            raise EngineUnavailable(f"no Hunspell dictionary found in {self.dictionary_dir}")
+
+    def languages(self) -> frozenset[str]:
+        return frozenset(self._available)
+
+    def rules(self) -> list[Rule]:
+        return [
+            Rule(SPELLING, "spelling", "error", "A word not in the language's dictionary.", self.name, tuple(self._available))
+        ]
+
+    def describe(self) -> dict[str, Any]:
+        return {"engine": self.name, "dictionaries": dict(self._available)}
+
+    def check(self, text: str, options: CheckOptions) -> list[Issue]:
+        speller, lock = self._speller(options.lang)
+        charset = _charset(speller.get_dic_encoding())
+        issues = []
+        with lock:
+            for word in words(text):
+                if _skipped(word.text) or not _encodable(word.text, charset):
+                    continue
+                if speller.spell(word.text) or _spelled_apart(speller, word.text):
+                    continue
+                suggestions = tuple(s for s in _suggestions(speller, word.text, charset) if s != word.text)
+                message = f"Possible spelling mistake: “{word.text}”."
+                issues.append(
+                    Issue(word.start, word.end - word.start, "spelling", "error", SPELLING, message, suggestions, self.name)
+                )
+        return issues
+
+    def _speller(self, lang: str) -> tuple[Any, threading.Lock]:
+        code = lang if lang in self._available else lang.split("-")[0]
+        with self._load_lock:
+            if code not in self._loaded:
+                import hunspell
+
+                base = self.dictionary_dir / self._available[code]
+                self._loaded[code] = (hunspell.HunSpell(f"{base}.dic", f"{base}.aff"), threading.Lock())
+        return self._loaded[code]
+
+
+def _charset(name: str) -> str:
+    """Hunspell's charset names as Python codecs (``ISO8859-2`` → ``iso8859-2``; ``microsoft-cp1251``...)."""
+    return name.lower().replace("microsoft-", "")
+
+
+def _encodable(word: str, charset: str) -> bool:
+    try:
+        word.replace("’", "'").encode(charset)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _suggestions(speller: Any, word: str, charset: str) -> list[str]:
+    raw = speller.suggest(word)[:MAX_SUGGESTIONS]
+    if charset in ("utf-8", "utf8"):
+        return list(raw)
+    return [s.encode("latin-1", "replace").decode(charset, "replace") for s in raw]
+
+
+def _skipped(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    if len(letters) < 2:
+        return True
+    if word.isupper():  # NATO, EU
+        return True
+    return any(c.isupper() for c in word[1:] if c.isalpha()) and not word.istitle()  # iPhone, McDonald, JavaScript
+
+
+def _spelled_apart(speller: Any, word: str) -> bool:
+    """Hyphenated and apostrophed words whose parts are all words (co-operate, l'eau)."""
+    parts = [p for p in word.replace("’", "'").replace("-", "'").split("'") if p]
+    return len(parts) > 1 and all(len(p) == 1 or speller.spell(p) for p in parts)

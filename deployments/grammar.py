@@ -1,0 +1,40 @@
+"""The Grammar deployment: the configured grammar engines behind Serve."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ray import serve
+
+from deployments.engines.grammar.base import GrammarEngine
+from deployments.engines.grammar.checker import Catalogue, GrammarChecker, GrammarRequest, GrammarResult
+from deployments.engines.registry import start_engine
+
+
+@serve.deployment(name="Grammar", ray_actor_options={"num_cpus": 0.3}, max_ongoing_requests=16)
+class Grammar:
+    """Checks texts; reports its rule catalogue and languages."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        engines = [start_engine(e, GrammarEngine) for e in spec["engines"]]
+        self.checker = GrammarChecker(engines, chunk_chars=spec.get("chunk_chars", 2000), workers=spec.get("workers", 2))
+
+    async def check(self, request: GrammarRequest) -> GrammarResult:
+        return await asyncio.to_thread(self.checker.check, request)
+
+    def catalogue(self) -> Catalogue:
+        return self.checker.catalogue
+
+    def ready(self) -> bool:
+        for engine in self.checker.engines:
+            engine.health()
+        return True
+
+    def check_health(self) -> None:
+        self.ready()
+
+    def __del__(self) -> None:
+        checker = getattr(self, "checker", None)
+        if checker is not None:
+            checker.shutdown()
