@@ -41,6 +41,16 @@ class TranslatorArgs(EngineSpec):
     fallback: EngineSpec | None = None
 
 
+class GrammarArgs(BaseModel):
+    """The Grammar deployment: its engines (run together, answers merged) and how long texts are split."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    engines: list[EngineSpec] = Field(min_length=1)
+    chunk_chars: int = Field(2000, ge=200, description="Long texts are checked in chunks of whole sentences this long.")
+    workers: int = Field(2, ge=1, description="Threads that check chunks and engines at once.")
+
+
 class BodyLimits(BaseModel):
     """Streaming request-body caps in bytes, per endpoint family."""
 
@@ -190,6 +200,7 @@ class AppArgs(BaseModel):
     body_limits: BodyLimits = Field(default_factory=BodyLimits)
     translator: TranslatorArgs | None = None
     asr: AsrArgs | None = None
+    grammar: GrammarArgs | None = None
     worker: WorkerArgs = Field(default_factory=WorkerArgs)
     url_policy: UrlPolicyArgs = Field(default_factory=UrlPolicyArgs)
     storage: StorageArgs = Field(default_factory=StorageArgs)

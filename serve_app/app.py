@@ -27,6 +27,10 @@ def build_app(args: dict[str, Any]) -> Application:
 
         handles["translator"] = Translator.bind(config.translator.model_dump())
         handles["localizer"] = Localizer.bind(handles["translator"])
+    if config.grammar is not None:
+        from deployments.grammar import Grammar
+
+        handles["grammar"] = Grammar.bind(config.grammar.model_dump())
     if config.asr is not None and config.translator is not None:
         from deployments.asr import ASR
         from pipelines.worker import JobWorker

@@ -68,8 +68,8 @@ class CapabilityCache:
         return merged
 
 
-class ReadinessCache:
-    """One readiness answer shared by every probe for ``ttl_s`` seconds (one check runs at a time)."""
+class TimedCache:
+    """One value shared by every caller for ``ttl_s`` seconds (one load runs at a time); e.g. /readyz's answer."""
 
     def __init__(self, ttl_s: float) -> None:
         self.ttl_s = ttl_s
@@ -104,7 +104,8 @@ class Services:
     glossaries: GlossaryStore
     url_policy: UrlPolicy
     speed: SpeedStats
-    readiness: ReadinessCache
+    readiness: TimedCache
+    grammar_catalogue: TimedCache
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:
@@ -125,5 +126,6 @@ class Services:
             glossaries=GlossaryStore(redis),
             url_policy=args.url_policy.policy(),
             speed=SpeedStats(redis),
-            readiness=ReadinessCache(args.readiness_cache_s),
+            readiness=TimedCache(args.readiness_cache_s),
+            grammar_catalogue=TimedCache(args.capabilities_refresh_s),
         )

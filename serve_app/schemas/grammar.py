@@ -1,0 +1,80 @@
+"""Schemas of ``POST /v1/grammar`` (contract 2.5, 4.10) and ``GET /v1/grammar/rules`` (extension)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.specs.languages import LanguageCode
+
+MAX_TEXT_CHARS = 50_000
+IssueTypeName = Literal["spelling", "grammar", "punctuation", "style", "wordiness"]
+SeverityName = Literal["info", "warning", "error"]
+
+
+class GrammarCheckRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="At most 50,000 characters (413 3001 beyond).")
+    lang: LanguageCode | None = Field(
+        None, description="Omitted or auto: detected among the grammar languages (less accurate under 10 characters)."
+    )
+    auto_correct: bool = Field(False, description="Return `corrected`: every suggested replacement applied.")
+    check_types: list[IssueTypeName] | None = Field(None, description="Default: all five types (another value: 400 1003).")
+    severity: SeverityName = Field("warning", description="Lowest severity returned.")
+    disable_rules: list[str] = Field(
+        default_factory=list, max_length=500, description="Rule ids (GET /v1/grammar/rules; unknown: 400 1006)."
+    )
+    domain: Literal["general", "academic", "business", "casual"] = "general"
+
+
+class GrammarIssue(BaseModel):
+    type: IssueTypeName
+    offset: int = Field(description="Code points from the start of the original text.")
+    length: int = Field(description="In code points.")
+    wrong: str = Field(description="Exactly text[offset:offset+length].")
+    correct: str | None
+    severity: SeverityName
+    message: str
+    rule_id: str
+
+
+class GrammarCheckResponse(BaseModel):
+    original: str
+    corrected: str | None
+    issues: list[GrammarIssue]
+    issues_count: int
+    lang: str
+    quality_score: float = Field(description="0-100: 100·e^(−10·W/N), W = severity-weighted issues, N = words.")
+
+
+class RulesQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    lang: LanguageCode | None = Field(None, description="Only rules that check this language.")
+    type: IssueTypeName | None = Field(None, description="Only rules of this issue type.")
+
+
+class RuleRecord(BaseModel):
+    id: str
+    type: IssueTypeName
+    severity: SeverityName
+    description: str
+    engine: str
+    languages: list[str] = Field(description="Languages it checks; empty: every grammar language.")
+    default_on: bool
+
+
+class GrammarLanguage(BaseModel):
+    code: str
+    spelling: bool
+    grammar: bool
+    style: bool = Field(description="A style and wordiness pack (domain-aware).")
+    engines: list[str]
+
+
+class RulesResponse(BaseModel):
+    rules: list[RuleRecord]
+    total: int
+    languages: list[GrammarLanguage] = Field(description="Every language POST /v1/grammar checks.")
