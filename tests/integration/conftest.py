@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from core.accounts import Account, AccountStore
 from tests.support.services import free_port, wait_http_ok
@@ -18,6 +19,8 @@ from tests.support.services import free_port, wait_http_ok
 ROOT = Path(__file__).resolve().parents[2]
 
 MODELS = ROOT / "models"
+
+LOCAL_ARGS: dict[str, Any] = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]["args"]
 
 APP_ARGS: dict[str, Any] = {
     "max_inflight_requests": 64,
@@ -29,6 +32,8 @@ APP_ARGS: dict[str, Any] = {
         "max_chunk_s": 6,  # test clips are 5-25 s: most of them go through the Ray Data chunk path
         "chunk_concurrency": 1,
     },
+    # The CPU profile's grammar engines (configs/local.yaml), plus Quire so every English engine is exercised.
+    "grammar": {"engines": [*LOCAL_ARGS["grammar"]["engines"], {"engine": "quire"}]},
     "worker": {"reclaim_after_s": 5, "heartbeat_s": 1, "claim_error_limit": 30},
     # Short retries, so a receiver that was down for minutes gets its callback within seconds of coming back.
     "webhooks": {"timeout_s": 5, "base_delay_s": 2, "max_delay_s": 8, "max_attempts": 60},

@@ -12,7 +12,7 @@ from core.settings import AppArgs
 from deployments.engines.registry import ENGINES
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker"}
+OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker", "Grammar"}
 
 
 @pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])
@@ -29,6 +29,7 @@ def test_config_validates(name: str) -> None:
     assert args.translator is not None and args.translator.engine in ENGINES
     if args.translator.fallback:
         assert args.translator.fallback.engine in ENGINES
+    assert args.grammar is not None and all(e.engine in ENGINES for e in args.grammar.engines)
     names = {d.name for d in ours[0].deployments}
     assert names <= OUR_DEPLOYMENTS, names - OUR_DEPLOYMENTS
     for deployment in ours[0].deployments:
