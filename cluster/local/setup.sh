@@ -20,7 +20,7 @@ APT_PACKAGES=(
   hunspell-nl hunspell-ru hunspell-pl hunspell-sv hunspell-da hunspell-no hunspell-ca hunspell-cs hunspell-ro
   hunspell-hu hunspell-bg hunspell-hr hunspell-sk hunspell-sl hunspell-uk hunspell-el hunspell-tr hunspell-lt
   hunspell-lv hunspell-id hunspell-af hunspell-he hunspell-vi hunspell-ar hunspell-hi hunspell-sr hunspell-is
-  hunspell-et hunspell-sw hunspell-tl
+  myspell-et hunspell-sw myspell-tl
 )
 
 log() { printf '[setup] %s\n' "$*"; }
