@@ -70,10 +70,12 @@ class WorkerLoops:
             asyncio.create_task(self._housekeeping(), name="housekeeping"),
         ]
 
-    async def stop(self) -> None:
-        for task in [*self.loops, *self._running.values()]:
+    async def stop(self, timeout_s: float = 10.0) -> None:
+        tasks = [*self.loops, *self._running.values()]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self.loops, *self._running.values(), return_exceptions=True)
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s)
 
     def check(self) -> None:
         """Raise when this replica cannot do its work."""

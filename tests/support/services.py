@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import shutil
 import socket
 import subprocess
@@ -20,6 +21,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+#: Ports for servers a test stops and starts again: outside the kernel's ephemeral range (32768+) and
+#: Ray's worker ports (10002-19999), so no other process is handed the port while the server is down.
+RESTART_PORTS = range(20000, 32000)
+
+
+def restartable_port() -> int:
+    for _ in range(200):
+        port = random.choice(RESTART_PORTS)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port for a restartable server")
+
+
 class RedisServer:
     """A throw-away redis-server on a fixed free port that tests can stop, kill and start again.
 
@@ -32,7 +50,7 @@ class RedisServer:
         if binary is None:
             raise RuntimeError("redis-server is not installed; run `make setup`")
         workdir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = restartable_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         persistence = ["--appendonly", "yes", "--appendfsync", "always"] if persistent else ["--appendonly", "no"]
         self.cmd = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence, "--dir", str(workdir)]
@@ -41,6 +59,10 @@ class RedisServer:
     def start(self) -> None:
         self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _wait_for_port(self.port, self.proc)
+        with socket.create_connection(("127.0.0.1", self.port), 5) as conn:  # our Redis, not whoever took the port
+            conn.sendall(b"PING\r\n")
+            if not conn.recv(16).startswith(b"+PONG") or self.proc.poll() is not None:
+                raise RuntimeError(f"port {self.port} is not answered by the redis-server just started")
 
     def stop(self, *, kill: bool = False) -> None:
         if self.proc is None:

@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from core import keys
 from core.accounts import AccountStore
 from core.errors import ErrorGroup
+from core.redis import connect
 from core.settings import AppArgs
 from core.tasks import Task, TaskState
 from pipelines.job_runner import JobContext
@@ -102,7 +103,8 @@ async def test_a_callback_leaves_within_2_s_with_5_jobs_queued_behind(loops_for,
 
 async def test_worker_reports_unhealthy_while_its_queue_is_unreachable(tmp_path: Path) -> None:
     with redis_server(tmp_path / "r", persistent=True) as server:
-        services = WorkerServices.create(worker_args(server.url, tmp_path, claim_error_limit=3), {})
+        redis = connect(server.url, retries=1)  # fail fast: the test is about consecutive failures
+        services = WorkerServices.create(worker_args(server.url, tmp_path, claim_error_limit=3), {}, redis=redis)
         loops = WorkerLoops(services, {"video": TakesTime(0)})
         loops.start()
         try:
