@@ -11,6 +11,7 @@ sentences) get it whole.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -79,6 +80,7 @@ class GrammarChecker:
         self.catalogue = self._catalogue()
         self.detector = LanguageDetector(s.code for s in self.catalogue.languages)
         self._priorities = {e.name: e.priority for e in self.engines}
+        self._warm_up(workers)
         # A rule id shared by several engines (REPEATED_WORD...) has one type: our catalogue's.
         self._types = {r.id: r.type for e in self.engines if e.name == "grammar-rules" for r in e.rules()}
 
@@ -108,6 +110,21 @@ class GrammarChecker:
         self._pool.shutdown(wait=False, cancel_futures=True)
         for engine in self.engines:
             engine.shutdown()
+
+    def _warm_up(self, workers: int) -> None:
+        """One check per pool thread, so per-thread state (Harper builds a linter per thread, about a second)
+        is ready before the first request rather than during it."""
+        barrier = threading.Barrier(workers)
+        sample = CheckOptions("en")
+
+        def warm() -> None:
+            for engine in self.engines:
+                if _serves(engine, "en"):
+                    engine.check("A warm up sentence.", sample)
+            barrier.wait(timeout=60)  # keeps this thread busy so every worker thread warms once
+
+        for future in [self._pool.submit(warm) for _ in range(workers)]:
+            future.result()
 
     def _run(self, text: str, options: CheckOptions) -> list[Issue]:
         futures: list[tuple[int, Future[list[Issue]]]] = []
