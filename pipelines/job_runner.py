@@ -27,6 +27,7 @@ from typing import Protocol
 
 from core.context import request_id_var
 from core.errors import ErrorGroup, task_error
+from core.redis import until_redis_answers
 from core.tasks import InvalidTransition, Job, Task, TaskState
 from core.tasks.store import TRANSIENT
 from deployments.engines.errors import EngineUnavailable
@@ -162,17 +163,13 @@ class JobRunner:
     async def _notify(self, task: Task) -> None:
         if not task.params.get("callback_url"):
             return
-        delay = 0.2
-        while True:
-            try:
-                account = await self.services.accounts.get(task.account_id)
-                if account is not None:
-                    await self.services.webhooks.schedule(task, account)
-                break
-            except TRANSIENT as exc:
-                log.warning("task %s: callback not scheduled yet (%s)", task.task_id, exc)
-                await asyncio.sleep(delay)
-                delay = min(5.0, delay * 2)
+
+        async def schedule() -> None:
+            account = await self.services.accounts.get(task.account_id)
+            if account is not None:
+                await self.services.webhooks.schedule(task, account)
+
+        await until_redis_answers(schedule, f"callback of task {task.task_id}")
         if self.on_settled is not None:
             self.on_settled()
 

@@ -23,7 +23,6 @@ import logging
 import shutil
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from ray import serve
 
 from core.context import configure_logging
 from core.files import LocalFileStore
-from core.files.local import newest_mtime, purge_folders
+from core.files.local import purge_folders, stale_folders
 from core.settings import AppArgs
 from core.tasks import TaskState
 from pipelines.chunked_asr import warm_up
@@ -156,7 +155,7 @@ class WorkerLoops:
     async def _purge_workdirs(self, work: Path, before: float) -> int:
         """Work folders of tasks no worker is running (a worker died mid-job), untouched since ``before``."""
         keep = frozenset({self.args.staging_dir.name, *self._running})
-        candidates = await asyncio.to_thread(_stale_folders, work, before, keep)
+        candidates = await asyncio.to_thread(stale_folders, work, before, keep)
         removed = 0
         for folder in candidates:
             task = await self.services.tasks.get(folder.name)
@@ -164,19 +163,6 @@ class WorkerLoops:
                 await asyncio.to_thread(shutil.rmtree, folder, True)
                 removed += 1
         return removed
-
-
-def _stale_folders(root: Path, before: float, keep: frozenset[str]) -> list[Path]:
-    try:
-        folders = [p for p in root.iterdir() if p.is_dir() and p.name not in keep]
-    except FileNotFoundError:
-        return []
-    stale = []
-    for folder in folders:
-        newest = newest_mtime(folder)
-        if newest is not None and newest < before:
-            stale.append(folder)
-    return stale
 
 
 @serve.deployment(name="JobWorker", ray_actor_options={"num_cpus": 0.1}, max_ongoing_requests=4)
@@ -197,11 +183,3 @@ class JobWorker:
 
     def check_health(self) -> None:
         self.loops.check()
-
-    async def run_chore(self, name: str) -> Any:
-        """Run one housekeeping chore now (operators and tests); ``requeue_orphans`` or ``purge_files``."""
-        chores: dict[str, Callable[[], Awaitable[Any]]] = {
-            "requeue_orphans": self.loops.requeue_orphans,
-            "purge_files": self.loops.purge_files,
-        }
-        return await chores[name]()

@@ -31,43 +31,6 @@ log = logging.getLogger("mediatrans.services")
 CapabilityProbe = Callable[[], Awaitable[Capabilities]]
 
 
-class CapabilityCache:
-    """Merged engine reports, refreshed at most every ``ttl_s`` seconds.
-
-    A deployment that does not answer contributes nothing, so the language
-    list shrinks rather than promising what cannot be served.
-    """
-
-    def __init__(self, probes: Mapping[str, CapabilityProbe], ttl_s: float, timeout_s: float = 10.0) -> None:
-        self.probes = dict(probes)
-        self.ttl_s = ttl_s
-        self.timeout_s = timeout_s
-        self._value: Capabilities | None = None
-        self._fetched_at = 0.0
-        self._lock = asyncio.Lock()
-
-    async def get(self) -> Capabilities:
-        if self._value is not None and time.monotonic() - self._fetched_at < self.ttl_s:
-            return self._value
-        async with self._lock:
-            if self._value is None or time.monotonic() - self._fetched_at >= self.ttl_s:
-                self._value = await self._collect()
-                self._fetched_at = time.monotonic()
-        return self._value
-
-    async def _collect(self) -> Capabilities:
-        merged = Capabilities()
-        results = await asyncio.gather(
-            *(asyncio.wait_for(probe(), self.timeout_s) for probe in self.probes.values()), return_exceptions=True
-        )
-        for name, result in zip(self.probes, results):
-            if isinstance(result, BaseException):
-                log.warning("capability report of %s unavailable: %s", name, result)
-                continue
-            merged = merged.merge(result)
-        return merged
-
-
 class TimedCache:
     """One value shared by every caller for ``ttl_s`` seconds (one load runs at a time); e.g. /readyz's answer."""
 
@@ -85,6 +48,35 @@ class TimedCache:
                 self._value = await check()
                 self._at = time.monotonic()
         return self._value
+
+
+class CapabilityCache:
+    """Merged engine reports, refreshed at most every ``ttl_s`` seconds.
+
+    A deployment that does not answer contributes nothing, so the language
+    list shrinks rather than promising what cannot be served.
+    """
+
+    def __init__(self, probes: Mapping[str, CapabilityProbe], ttl_s: float, timeout_s: float = 10.0) -> None:
+        self.probes = dict(probes)
+        self.timeout_s = timeout_s
+        self._cache = TimedCache(ttl_s)
+
+    async def get(self) -> Capabilities:
+        capabilities: Capabilities = await self._cache.get(self._collect)
+        return capabilities
+
+    async def _collect(self) -> Capabilities:
+        merged = Capabilities()
+        results = await asyncio.gather(
+            *(asyncio.wait_for(probe(), self.timeout_s) for probe in self.probes.values()), return_exceptions=True
+        )
+        for name, result in zip(self.probes, results):
+            if isinstance(result, BaseException):
+                log.warning("capability report of %s unavailable: %s", name, result)
+                continue
+            merged = merged.merge(result)
+        return merged
 
 
 @dataclasses.dataclass

@@ -69,19 +69,21 @@ def newest_mtime(folder: Path) -> float | None:
     return newest
 
 
-def purge_folders(root: Path, before: float, keep: frozenset[str] = frozenset()) -> int:
-    """Delete sub-folders of ``root`` not touched since ``before`` (except ``keep``); returns how many."""
-    removed = 0
+def stale_folders(root: Path, before: float, keep: frozenset[str] = frozenset()) -> list[Path]:
+    """Sub-folders of ``root`` not touched since ``before`` (except ``keep``)."""
     try:
         folders = [p for p in root.iterdir() if p.is_dir() and p.name not in keep]
     except FileNotFoundError:
-        return 0
-    for folder in folders:
-        newest = newest_mtime(folder)
-        if newest is not None and newest < before:
-            shutil.rmtree(folder, ignore_errors=True)
-            removed += 1
-    return removed
+        return []
+    return [f for f in folders if (newest := newest_mtime(f)) is not None and newest < before]
+
+
+def purge_folders(root: Path, before: float, keep: frozenset[str] = frozenset()) -> int:
+    """Delete sub-folders of ``root`` not touched since ``before`` (except ``keep``); returns how many."""
+    stale = stale_folders(root, before, keep)
+    for folder in stale:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(stale)
 
 
 class LocalFileStore:

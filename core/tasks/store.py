@@ -15,7 +15,6 @@ Writes differ in how much they matter:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
@@ -26,13 +25,11 @@ from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
 from core import keys
-from core.redis import UNREACHABLE
+from core.redis import TRANSIENT, until_redis_answers
 from core.tasks.model import InvalidTransition, Task, TaskState, apply_transition
 
 log = logging.getLogger("mediatrans.tasks")
 
-#: Redis failures worth waiting out (the server restarts, fails over, or is briefly unreachable).
-TRANSIENT = (*UNREACHABLE, OSError)
 
 # KEYS: task hash, account index, job stream, pending index
 # ARGV: ttl, created_at, task_id, kind, field/value pairs...
@@ -155,14 +152,9 @@ class TaskStore:
         """A terminal transition that survives Redis outages: retried until Redis answers."""
         if not status.terminal:
             raise ValueError(f"settle() is for terminal states, not {status.value}")
-        delay, cap = self.settle_backoff_s
-        while True:
-            try:
-                return await self.transition(task_id, status, **fields)
-            except TRANSIENT as exc:
-                log.warning("task %s: cannot record %s yet (%s); retrying in %.1f s", task_id, status.value, exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(cap, delay * 2)
+        return await until_redis_answers(
+            lambda: self.transition(task_id, status, **fields), f"task {task_id} → {status.value}", self.settle_backoff_s
+        )
 
     async def report(self, task_id: str, **fields: Any) -> bool:
         """Best-effort progress of a processing task; False when it was not written."""

@@ -51,10 +51,9 @@ class HunspellEngine(GrammarEngine):
         self._wanted = tuple(wanted) if wanted else tuple(DICTIONARIES)
         self._available: dict[str, str] = {}
         self._loaded: dict[str, tuple[Any, threading.Lock]] = {}
-        self._load_lock = threading.Lock()
 
     def start(self) -> None:
-        import hunspell  # noqa: F401 - fail at start, not on the first request
+        import hunspell
 
         self._available = {
             code: DICTIONARIES[code]
@@ -63,8 +62,9 @@ class HunspellEngine(GrammarEngine):
         }
         if not self._available:
             raise EngineUnavailable(f"no Hunspell dictionary found in {self.dictionary_dir}")
-        for code in self._available:  # a few seconds at start, not on each language's first request
-            self._speller(code)
+        for code, name in self._available.items():  # a few seconds at start, not on each language's first request
+            base = self.dictionary_dir / name
+            self._loaded[code] = (hunspell.HunSpell(f"{base}.dic", f"{base}.aff"), threading.Lock())
 
     def languages(self) -> frozenset[str]:
         return frozenset(self._available)
@@ -95,14 +95,7 @@ class HunspellEngine(GrammarEngine):
         return issues
 
     def _speller(self, lang: str) -> tuple[Any, threading.Lock]:
-        code = lang if lang in self._available else lang.split("-")[0]
-        with self._load_lock:
-            if code not in self._loaded:
-                import hunspell
-
-                base = self.dictionary_dir / self._available[code]
-                self._loaded[code] = (hunspell.HunSpell(f"{base}.dic", f"{base}.aff"), threading.Lock())
-        return self._loaded[code]
+        return self._loaded[lang if lang in self._loaded else lang.split("-")[0]]
 
 
 def _charset(name: str) -> str:
