@@ -11,7 +11,13 @@ HTTP edge and for failed tasks; engines never know about HTTP.
     │   ├── UnsupportedMedia      unreadable file, or a container/codec not accepted
     │   ├── NoAudioTrack          media without an audio stream
     │   ├── MediaTooLarge         over the size or duration limit
-    │   └── InvalidUrl            a URL that may not be fetched/called, or did not answer
+    │   ├── InvalidUrl            a URL that may not be fetched/called, or did not answer
+    │   └── BadVoiceSample        a voice sample the cloner refuses (format, length, noise, no speech)
+    │       ├── UnsupportedAudioFormat   not WAV/MP3/FLAC/M4A/OGG by content
+    │       ├── SampleDuration           outside 10–60 s of audio
+    │       ├── SampleTooNoisy           estimated SNR under the floor
+    │       └── NoSpeechFound            voice activity detection found no speech
+    ├── VoiceNotReady         a cloned voice still training (or failed) used for speech
     ├── EngineUnavailable     not started, overloaded or its backend is down (retryable)
     │   └── EngineTimeout     the backend did not answer in time (retryable)
     └── EngineFailure         the engine ran and failed (bad output, crash)
@@ -51,6 +57,30 @@ class MediaTooLarge(InvalidInput):
 
 class InvalidUrl(InvalidInput):
     """A URL that is malformed, points at a refused address, or could not be fetched."""
+
+
+class BadVoiceSample(InvalidInput):
+    """A voice sample the cloner cannot use; a sample rate under 16 kHz raises this class itself."""
+
+
+class UnsupportedAudioFormat(BadVoiceSample):
+    """The sample is not WAV, MP3, FLAC, M4A or OGG audio (judged by content, not by name)."""
+
+
+class SampleDuration(BadVoiceSample):
+    """The sample holds less than 10 s or more than 60 s of audio."""
+
+
+class SampleTooNoisy(BadVoiceSample):
+    """The sample's estimated signal-to-noise ratio is under the floor (20 dB)."""
+
+
+class NoSpeechFound(BadVoiceSample):
+    """Voice activity detection found no speech in the sample."""
+
+
+class VoiceNotReady(EngineError):
+    """A cloned voice that is still training, or whose training failed, was asked to speak."""
 
 
 class EngineUnavailable(EngineError):
