@@ -1,0 +1,1 @@
+"""Speech synthesis engines (Kokoro, Piper, espeak-ng; XTTS in the cluster profile)."""

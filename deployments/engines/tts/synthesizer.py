@@ -1,0 +1,167 @@
+"""Text to streamed audio: pick the engine and voice, speak sentence by sentence, encode.
+
+Routing (``docs/tts.md``): a native voice id names its engine
+(``kokoro.af_heart``, ``piper.en_us_joe``, ``espeak.de.female``); a cloned
+voice is spoken by the engine that fitted it; with no voice, the language's
+default engine (``defaults`` in the config: Kokoro for its native and
+espeak-phoneme languages, espeak-ng for the rest) speaks with its first
+voice of the requested gender. Each sentence is synthesized, shaped
+(emotion: rate, pitch, loudness) and encoded before the next one starts, so
+the first bytes leave after one sentence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from deployments.engines.errors import InvalidInput, UnsupportedLanguage
+from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
+from deployments.engines.tts.emotion import prosody
+from deployments.engines.tts.encode import StreamEncoder, content_type
+from deployments.engines.tts.prosody import apply_gain, engine_speed, shift_pitch
+from deployments.engines.tts.text import sentences
+from deployments.engines.voice.matching import render
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class SpeechRequest:
+    """One ``POST /v1/tts`` after the edge resolved the voice.
+
+    Attributes:
+        voice: a native voice id, or None for the language's default.
+        style: a cloned voice (``{"engine": ..., "style": {...}}``), instead of ``voice``.
+        gender: preferred gender of a default voice.
+    """
+
+    text: str
+    lang: str
+    voice: str | None = None
+    style: Mapping[str, Any] | None = None
+    gender: str = "female"
+    emotion: str = "neutral"
+    emotion_intensity: float = 0.5
+    speed: float = 1.0
+    output_format: str = "mp3"
+
+
+@dataclasses.dataclass(frozen=True)
+class SpeechPlan:
+    engine: TtsEngine
+    voice: str | VoiceStyle
+    voice_id: str
+    lang: str
+    sample_rate: int
+    content_type: str
+
+
+class Synthesizer:
+    """The TTS engines of a replica and the rules that route a request to one.
+
+    Args:
+        engines: started engines by registry name.
+        defaults: language → engine name for requests without a voice (others: the first engine speaking it).
+    """
+
+    def __init__(self, engines: Mapping[str, TtsEngine], defaults: Mapping[str, str] | None = None) -> None:
+        self.engines = dict(engines)
+        self.defaults = dict(defaults or {})
+        self.catalogue: dict[str, NativeVoice] = {v.id: v for e in self.engines.values() for v in e.voices()}
+
+    def voices(self, lang: str | None = None) -> list[NativeVoice]:
+        return [v for v in self.catalogue.values() if lang is None or lang in v.languages]
+
+    def languages(self) -> list[str]:
+        return sorted({lang for e in self.engines.values() for lang in e.languages()})
+
+    def plan(self, request: SpeechRequest) -> SpeechPlan:
+        """Engine, voice and language of ``request``; raises InvalidInput / UnsupportedLanguage."""
+        if request.style is not None:
+            engine = self.engines.get(str(request.style.get("engine")))
+            if engine is None or not engine.supports_styles:
+                raise InvalidInput("this cloned voice was made by an engine this service no longer runs")
+            if request.lang not in engine.languages():
+                raise UnsupportedLanguage(f"cloned voices cannot speak {request.lang!r}", target=request.lang)
+            style = VoiceStyle.from_json(dict(request.style["style"]))
+            return self._plan(engine, style, "cloned", request)
+        if request.voice is not None:
+            native = self.catalogue.get(request.voice)
+            if native is None:
+                raise InvalidInput(f"unknown voice {request.voice!r}; GET /v1/tts/voices lists them")
+            if request.lang not in native.languages:
+                raise UnsupportedLanguage(
+                    f"voice {request.voice!r} speaks {', '.join(native.languages)}, not {request.lang!r}", target=request.lang
+                )
+            return self._plan(self.engines[native.engine], native.id, native.id, request)
+        engine = self._default_engine(request.lang)
+        offered = [v for v in engine.voices() if request.lang in v.languages]
+        chosen = next((v for v in offered if v.gender == request.gender), offered[0])
+        return self._plan(engine, chosen.id, chosen.id, request)
+
+    def _default_engine(self, lang: str) -> TtsEngine:
+        name = self.defaults.get(lang)
+        if name in self.engines and lang in self.engines[name].languages():
+            return self.engines[name]
+        for engine in self.engines.values():
+            if lang in engine.languages() and any(lang in v.languages for v in engine.voices()):
+                return engine
+        raise UnsupportedLanguage(f"no voice speaks {lang!r}", target=lang)
+
+    def _plan(self, engine: TtsEngine, voice: str | VoiceStyle, voice_id: str, request: SpeechRequest) -> SpeechPlan:
+        rate = self.catalogue[voice_id].sample_rate if voice_id in self.catalogue else _style_rate(engine)
+        return SpeechPlan(engine, voice, voice_id, request.lang, rate, content_type(request.output_format, rate))
+
+    def stream(self, request: SpeechRequest, plan: SpeechPlan | None = None) -> Iterator[bytes]:
+        """Encoded audio, one chunk per sentence (then the encoder's tail)."""
+        plan = plan or self.plan(request)
+        pieces = sentences(request.text, request.lang)
+        if not pieces:
+            raise InvalidInput("nothing to say: the text has no speakable characters")
+        shape = prosody(request.emotion, request.emotion_intensity, request.speed)
+        encoder = StreamEncoder(request.output_format, plan.sample_rate)
+        started = time.monotonic()
+        spoken = 0.0
+        for piece in pieces:
+            audio = self.speak(plan, piece.text, shape.speed, shape.pitch_semitones, shape.gain_db)
+            if piece.pause_after_s:
+                audio = np.concatenate([audio, np.zeros(int(piece.pause_after_s * plan.sample_rate), np.float32)])
+            spoken += len(audio) / plan.sample_rate
+            chunk = encoder.write(audio)
+            if chunk:
+                yield chunk
+        tail = encoder.close()
+        if tail:
+            yield tail
+        elapsed = time.monotonic() - started
+        log.info(
+            "tts %s %s: %.1f s of speech in %.2f s (rtf %.2f)",
+            plan.voice_id,
+            plan.lang,
+            spoken,
+            elapsed,
+            elapsed / max(spoken, 1e-6),
+        )
+
+    def speak(self, plan: SpeechPlan, text: str, speed: float, semitones: float, gain_db: float) -> np.ndarray:
+        """One sentence with its prosody (and a cloned voice's pitch and spectral matching), at ``plan.sample_rate``."""
+        extra = plan.voice.extra if isinstance(plan.voice, VoiceStyle) else {}
+        semitones += float(extra.get("pitch_semitones", 0.0))
+        audio, rate = plan.engine.speak(text, plan.voice, plan.lang, engine_speed(speed, semitones))
+        if rate != plan.sample_rate:
+            import soxr
+
+            audio = soxr.resample(audio, rate, plan.sample_rate).astype(np.float32)
+        audio = render(shift_pitch(np.asarray(audio, np.float32), semitones), plan.sample_rate, extra)
+        return apply_gain(audio, gain_db)
+
+
+def _style_rate(engine: TtsEngine) -> int:
+    voices: Sequence[NativeVoice] = engine.voices()
+    return voices[0].sample_rate if voices else 24_000
