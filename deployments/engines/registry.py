@@ -19,6 +19,12 @@ ENGINES: dict[str, str] = {
     "hunspell": "deployments.engines.grammar.hunspell_engine:HunspellEngine",
     "grammar-rules": "deployments.engines.grammar.rules_engine:RulesEngine",
     "languagetool": "deployments.engines.grammar.languagetool_engine:LanguageToolEngine",
+    "kokoro": "deployments.engines.tts.kokoro:KokoroEngine",
+    "piper": "deployments.engines.tts.piper:PiperEngine",
+    "espeak": "deployments.engines.tts.espeak:EspeakEngine",
+    "xtts": "deployments.engines.tts.xtts:XttsEngine",
+    "kokoro-fit": "deployments.engines.voice.kokoro_cloner:KokoroCloner",
+    "xtts-clone": "deployments.engines.voice.xtts_cloner:XttsCloner",
 }
 
 

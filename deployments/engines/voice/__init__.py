@@ -1,0 +1,1 @@
+"""Voice samples and speakers: decoding, checks, denoising, speaker encoders, voice fitting."""

@@ -1,0 +1,161 @@
+"""The embedded profile's cloner: fits a Kokoro style to the sample (see :mod:`.fitting`).
+
+Two speaker encoders with different training and features: ``fit_encoder``
+(VoiceFilter d-vector by default) drives the search, ``judge_encoder``
+(Resemblyzer GE2E by default) scores the result, so the reported
+``quality_score`` is not the number the search maximised (a fitted voice
+would flatter itself). Options: ``model_dir``, ``fit_encoder``,
+``judge_encoder``, ``threads``, ``evaluations`` / ``enhanced_evaluations``
+(fit budget), ``min_snr_db``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from deployments.engines.errors import EngineFailure, EngineUnavailable
+from deployments.engines.tts.base import VoiceStyle
+from deployments.engines.tts.kokoro import SAMPLE_RATE, KokoroEngine
+from deployments.engines.tts.kokoro_voices import PLANS, gender_of
+from deployments.engines.tts.prosody import engine_speed, shift_pitch
+from deployments.engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample, VoiceCloneEngine
+from deployments.engines.voice.encoders import cosine, load_encoder
+from deployments.engines.voice.fitting import FitBudget, StyleFitter
+from deployments.engines.voice.matching import eq_curve, matched_probe, pitch_offset, render
+from deployments.engines.voice.preparation import prepare_sample
+from deployments.engines.voice.probes import judges_for, probes_for
+from deployments.engines.voice.quality import calibrated_score
+from deployments.engines.voice.sample import SampleLimits
+from deployments.engines.voice.stock import stock_embeddings
+
+log = logging.getLogger(__name__)
+
+#: A signal-level match is kept only when it raises the fit encoder's similarity by more than this.
+MATCH_MARGIN = 0.005
+
+
+class KokoroCloner(VoiceCloneEngine):
+    """Fits Kokoro styles; one fit at a time per replica (the search saturates the cores)."""
+
+    name = "kokoro-fit"
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.threads = int(options.get("threads", 2))
+        self.kokoro = KokoroEngine(model_dir=options.get("model_dir", "models/kokoro"), threads=self.threads)
+        self.fit_encoder_name = str(options.get("fit_encoder", "voicefilter"))
+        self.judge_encoder_name = str(options.get("judge_encoder", "resemblyzer"))
+        if self.fit_encoder_name == self.judge_encoder_name:
+            raise ValueError("fit_encoder and judge_encoder must differ, or the score judges its own fit")
+        self.standard = FitBudget(evaluations=int(options.get("evaluations", FitBudget.standard().evaluations)))
+        enhanced = FitBudget.enhanced()
+        self.enhanced = dataclasses.replace(enhanced, evaluations=int(options.get("enhanced_evaluations", enhanced.evaluations)))
+        self.limits = SampleLimits(min_snr_db=float(options.get("min_snr_db", SampleLimits().min_snr_db)))
+        self._fit_lock = threading.Lock()
+        self.fitter: StyleFitter | None = None
+
+    def start(self) -> None:
+        from deployments.engines.voice.denoise import DeepFilterDenoiser
+        from deployments.engines.voice.vad import SileroVad
+
+        self.kokoro.start()
+        self.fit_encoder = load_encoder(self.fit_encoder_name, threads=self.threads)
+        self.judge_encoder = load_encoder(self.judge_encoder_name, threads=self.threads)
+        self.vad = SileroVad()
+        self.denoiser = DeepFilterDenoiser()
+        embeddings = stock_embeddings(self.kokoro, self.fit_encoder)
+        genders = {name: gender_of(name) for name in self.kokoro.packs}
+        self.fitter = StyleFitter(self.kokoro.packs, embeddings, genders)
+
+    def health(self) -> None:
+        if self.fitter is None:
+            raise EngineUnavailable("the voice cloner is not started")
+        self.kokoro.health()
+
+    def describe(self) -> dict[str, Any]:
+        return {"engine": self.name, "fit_encoder": self.fit_encoder_name, "judge_encoder": self.judge_encoder_name}
+
+    # ------------------------------------------------------------------ prepare
+
+    def prepare(self, path: str, *, noise_reduction: bool = True) -> PreparedSample:
+        return prepare_sample(path, self.vad, self.denoiser if noise_reduction else None, self.limits)
+
+    # ------------------------------------------------------------------ fit
+
+    def fit(self, sample: PreparedSample, lang: str, gender: str, *, enhance: bool = False) -> FittedVoice:
+        self.health()
+        assert self.fitter is not None
+        started = time.monotonic()
+        target = self.fit_encoder.embed(sample.speech, PREPARED_RATE)
+        budget = self.enhanced if enhance else self.standard
+        phonemes = [self.kokoro.phonemize(text, probe_lang) for probe_lang, text in probes_for(lang, budget.probes)]
+
+        def speak(style: VoiceStyle) -> np.ndarray:
+            pack = self.kokoro.blend(style)
+            return np.concatenate([self.kokoro.speak_phonemes(p, pack) for p in phonemes])
+
+        def embed(audio: np.ndarray) -> np.ndarray:
+            return self.fit_encoder.embed(audio, SAMPLE_RATE)
+
+        with self._fit_lock:
+            result = self.fitter.fit(target, speak, embed, gender if gender in ("male", "female") else None, budget)
+            extra, matched = self._match(sample.speech, speak(result.style), target, result.similarity)
+            style = VoiceStyle(result.style.weights, result.style.offset, base_lang=lang, extra=extra)
+            raw_judge = self.judge(style, sample.speech, lang)
+        if not np.isfinite(raw_judge):
+            raise EngineFailure("the fitted voice could not be judged")
+        return FittedVoice(
+            engine="kokoro",
+            style=style.to_json(),
+            quality_score=calibrated_score(raw_judge),
+            details={
+                "judge_similarity": round(raw_judge, 4),
+                "fit_similarity": round(result.similarity, 4),
+                "matched_fit_similarity": round(matched, 4),
+                "matching": sorted(extra),
+                "best_stock": result.best_stock,
+                "best_stock_fit_similarity": round(result.stock_similarity, 4),
+                "evaluations": result.evaluations,
+                "seconds": round(time.monotonic() - started, 2),
+            },
+        )
+
+    def _match(self, sample: np.ndarray, probe: np.ndarray, target: np.ndarray, base: float) -> tuple[dict[str, Any], float]:
+        """Pitch and spectral matching (:mod:`.matching`), each kept only where the fit encoder scores it higher."""
+        semitones = pitch_offset(sample, PREPARED_RATE, probe, SAMPLE_RATE)
+        gains = eq_curve(sample, PREPARED_RATE, probe, SAMPLE_RATE)
+        options = {
+            "pitch": ({"pitch_semitones": round(semitones, 2)}, matched_probe(probe, SAMPLE_RATE, semitones, [], PREPARED_RATE)),
+            "eq": ({"eq_db": gains, "eq_rate": PREPARED_RATE}, matched_probe(probe, SAMPLE_RATE, 0.0, gains, PREPARED_RATE)),
+            "both": (
+                {"pitch_semitones": round(semitones, 2), "eq_db": gains, "eq_rate": PREPARED_RATE},
+                matched_probe(probe, SAMPLE_RATE, semitones, gains, PREPARED_RATE),
+            ),
+        }
+        best_extra: dict[str, Any] = {}
+        best = base
+        for extra, audio in options.values():
+            score = cosine(self.fit_encoder.embed(audio, SAMPLE_RATE), target)
+            if score > best + MATCH_MARGIN:
+                best_extra, best = extra, score
+        return best_extra, best
+
+    def say(self, voice: str | VoiceStyle, text: str, lang: str) -> np.ndarray:
+        """What ``voice`` says for ``text`` (a fitted voice with its matching applied), 24 kHz."""
+        pack = self.kokoro.pack_for(voice, lang)
+        extra = voice.extra if isinstance(voice, VoiceStyle) else {}
+        semitones = float(extra.get("pitch_semitones", 0.0))
+        audio = self.kokoro.speak_phonemes(self.kokoro.phonemize(text, lang), pack, engine_speed(1.0, semitones))
+        return render(shift_pitch(audio, semitones), SAMPLE_RATE, extra)
+
+    def judge(self, voice: str | VoiceStyle, reference: np.ndarray, lang: str) -> float:
+        """Judge-encoder similarity of ``voice`` speaking the judge sentences to ``reference`` speech (16 kHz)."""
+        judge_lang, sentences = judges_for(lang if lang in PLANS else "en")
+        audio = np.concatenate([self.say(voice, s, judge_lang) for s in sentences])
+        return cosine(self.judge_encoder.embed(audio, SAMPLE_RATE), self.judge_encoder.embed(reference, PREPARED_RATE))
