@@ -24,6 +24,8 @@ TOKEN_PREFIX = "mt_"
 
 DEFAULT_RATE_PER_MINUTE = 600
 DEFAULT_BURST = 60
+#: Cloned voices an account may hold at once (contract section 8); per account with ``mediatrans-admin``.
+DEFAULT_VOICE_SLOTS = 10
 
 #: Metrics with a monthly plan quota. A missing limit means unlimited.
 QUOTA_METRICS = ("video_tasks", "video_minutes", "voice_clones", "tts_characters", "game_characters", "grammar_characters")
@@ -48,6 +50,7 @@ class Account:
         burst: requests allowed at once above the sustained rate.
         quotas: monthly limit per metric of :data:`QUOTA_METRICS`.
         signing_secret: key of the HMAC in callback ``X-Signature`` headers.
+        voice_slots: cloned voices the account may hold at once (deleting one frees its slot).
     """
 
     id: str
@@ -57,6 +60,7 @@ class Account:
     burst: int = DEFAULT_BURST
     quotas: dict[str, int] = dataclasses.field(default_factory=dict)
     signing_secret: str = ""
+    voice_slots: int = DEFAULT_VOICE_SLOTS
     disabled: bool = False
     scopes: list[str] = dataclasses.field(default_factory=list)
 
@@ -81,6 +85,7 @@ class Account:
             burst=int(raw.get("burst", DEFAULT_BURST)),
             quotas={k: int(v) for k, v in json.loads(raw.get("quotas", "{}")).items()},
             signing_secret=raw.get("signing_secret", ""),
+            voice_slots=int(raw.get("voice_slots", DEFAULT_VOICE_SLOTS)),
             disabled=raw.get("disabled") == "1",
             scopes=[g for g in raw.get("scopes", "").split(",") if g],
         )

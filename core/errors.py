@@ -56,6 +56,7 @@ class ErrorKind(str, enum.Enum):
     AUDIO_SNR_TOO_LOW = "audio_snr_too_low"
     NO_SPEECH = "no_speech"
     VOICE_QUOTA_FULL = "voice_quota_full"
+    VOICE_NOT_READY = "voice_not_ready"
     UNSUPPORTED_AUDIO_FORMAT = "unsupported_audio_format"
     CLONE_FAILED = "clone_failed"
     # grammar group
@@ -110,6 +111,8 @@ _VOICE: dict[ErrorKind, Entry] = {
     K.UNSUPPORTED_AUDIO_FORMAT: (415, 3002),
     K.UNSUPPORTED_MEDIA_TYPE: (415, 3002),
     K.CLONE_FAILED: (422, 3003),
+    K.VOICE_NOT_READY: (409, 1003),  # added: a voice still processing (or failed) used for speech
+    K.UNSUPPORTED_LANGUAGE: (400, 1001),  # the voice table has no 1002
 }
 
 _GRAMMAR: dict[ErrorKind, Entry] = {
@@ -218,6 +221,11 @@ _ENGINE_KINDS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
     (engine_errors.MediaTooLarge, ErrorKind.PAYLOAD_TOO_LARGE),
     (engine_errors.UnsupportedMedia, ErrorKind.UNSUPPORTED_VIDEO),
     (engine_errors.InvalidUrl, ErrorKind.INVALID_URL),
+    (engine_errors.UnsupportedAudioFormat, ErrorKind.UNSUPPORTED_AUDIO_FORMAT),
+    (engine_errors.SampleDuration, ErrorKind.AUDIO_DURATION),
+    (engine_errors.SampleTooNoisy, ErrorKind.AUDIO_SNR_TOO_LOW),
+    (engine_errors.NoSpeechFound, ErrorKind.NO_SPEECH),
+    (engine_errors.VoiceNotReady, ErrorKind.VOICE_NOT_READY),
     (engine_errors.InvalidInput, ErrorKind.INVALID_PARAMETER),
     (engine_errors.EngineUnavailable, ErrorKind.UNAVAILABLE),
 )

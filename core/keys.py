@@ -125,3 +125,23 @@ def webhook_sending() -> str:
 def speed(kind: str) -> str:
     """Measured processing speed of one job kind (see ``core.tasks.speed``)."""
     return f"{PREFIX}:speed:{kind}"
+
+
+def voice(voice_id: str) -> str:
+    """Hash: one cloned voice (no TTL: it lives until deleted)."""
+    return f"{PREFIX}:voice:{voice_id}"
+
+
+def account_voices(account_id: str) -> str:
+    """Sorted set: the account's voice ids by creation time (the list order and its cursor)."""
+    return f"{PREFIX}:acct-voices:{account_id}"
+
+
+def account_voice_slots(account_id: str) -> str:
+    """Set: the account's voices holding a quota slot (processing or ready; failed ones free it)."""
+    return f"{PREFIX}:acct-voice-slots:{account_id}"
+
+
+def account_voice_names(account_id: str) -> str:
+    """Hash: folded voice name → voice id (names are unique per account)."""
+    return f"{PREFIX}:acct-voice-names:{account_id}"

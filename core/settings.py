@@ -51,6 +51,24 @@ class GrammarArgs(BaseModel):
     workers: int = Field(2, ge=1, description="Threads that check chunks and engines at once.")
 
 
+class TtsArgs(BaseModel):
+    """The TTS deployment: its engines (in order of preference) and per-language default engines."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    engines: list[EngineSpec] = Field(min_length=1)
+    defaults: dict[str, str] = Field(
+        default_factory=dict, description="Language → engine for requests without a voice; else the first engine speaking it."
+    )
+
+
+class VoiceClonerArgs(EngineSpec):
+    """The VoiceCloner deployment: one cloning engine (``kokoro-fit`` on CPU, ``xtts`` in the cluster)."""
+
+    sample_timeout_s: float = Field(60.0, gt=0, description="Deadline of fetching a sample URL.")
+    sync_timeout_s: float = Field(120.0, gt=0, description="Deadline of a synchronous clone.")
+
+
 class BodyLimits(BaseModel):
     """Streaming request-body caps in bytes, per endpoint family."""
 
@@ -201,6 +219,8 @@ class AppArgs(BaseModel):
     translator: TranslatorArgs | None = None
     asr: AsrArgs | None = None
     grammar: GrammarArgs | None = None
+    tts: TtsArgs | None = None
+    voice_cloner: VoiceClonerArgs | None = None
     worker: WorkerArgs = Field(default_factory=WorkerArgs)
     url_policy: UrlPolicyArgs = Field(default_factory=UrlPolicyArgs)
     storage: StorageArgs = Field(default_factory=StorageArgs)

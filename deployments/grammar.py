@@ -12,7 +12,7 @@ from deployments.engines.grammar.checker import Catalogue, GrammarChecker, Gramm
 from deployments.engines.registry import start_engine
 
 
-@serve.deployment(name="Grammar", ray_actor_options={"num_cpus": 0.3}, max_ongoing_requests=16)
+@serve.deployment(name="Grammar", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=16)
 class Grammar:
     """Checks texts; reports its rule catalogue and languages."""
 

@@ -150,9 +150,17 @@ class JobRunner:
             finished: Task | None = await tasks.settle(job.task_id, status, stage=None, estimated_seconds=None, **fields)
         except (InvalidTransition, KeyError):  # expired or finished by another runner meanwhile
             finished = None
+        if finished is not None and status is TaskState.FAILED:
+            await self._on_failed(finished)
         await self._ack(job)
         if finished is not None:
             await self._notify(finished)
+
+    async def _on_failed(self, task: Task) -> None:
+        """Let the handler mirror a failure into its own records (a voice marked failed)."""
+        hook = getattr(self.handlers.get(task.kind), "on_failed", None)
+        if hook is not None:
+            await until_redis_answers(lambda: hook(task, self.services), f"failure of task {task.task_id}")
 
     async def _ack(self, job: Job) -> None:
         try:

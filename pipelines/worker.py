@@ -37,6 +37,7 @@ from pipelines.chunked_asr import warm_up
 from pipelines.job_runner import JobHandler, JobRunner
 from pipelines.services import WorkerServices
 from pipelines.video_job import VideoJobHandler
+from pipelines.voice_job import VoiceJobHandler
 
 log = logging.getLogger("mediatrans.worker")
 
@@ -46,7 +47,7 @@ ORPHAN_GRACE_S = 60.0
 
 
 def default_handlers() -> dict[str, JobHandler]:
-    return {"video": VideoJobHandler()}
+    return {"video": VideoJobHandler(), "voice": VoiceJobHandler()}
 
 
 class WorkerLoops:

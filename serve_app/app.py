@@ -31,11 +31,21 @@ def build_app(args: dict[str, Any]) -> Application:
         from deployments.grammar import Grammar
 
         handles["grammar"] = Grammar.bind(config.grammar.model_dump())
+    if config.tts is not None:
+        from deployments.tts import TTS
+
+        handles["tts"] = TTS.bind(config.tts.model_dump())
+    if config.voice_cloner is not None:
+        from deployments.voice_cloner import VoiceCloner
+
+        handles["voice_cloner"] = VoiceCloner.bind(config.voice_cloner.model_dump())
     if config.asr is not None and config.translator is not None:
         from deployments.asr import ASR
-        from pipelines.worker import JobWorker
 
         handles["asr"] = ASR.bind(config.asr.model_dump())
-        worker_handles = {"asr": handles["asr"], "translator": handles["translator"]}
+    if "asr" in handles or "voice_cloner" in handles:  # the job worker runs video tasks and voice trainings
+        from pipelines.worker import JobWorker
+
+        worker_handles = {name: handles[name] for name in ("asr", "translator", "voice_cloner") if name in handles}
         handles["worker"] = JobWorker.bind(config.model_dump(), worker_handles)
     return Ingress.bind(config.model_dump(), handles)

@@ -9,11 +9,11 @@ from starlette.middleware import Middleware
 from core.context import configure_logging
 from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
 from serve_app.responses import HANDLED, handle_exception
-from serve_app.routes import account, files, game, glossaries, grammar, languages, system, video
+from serve_app.routes import account, files, game, glossaries, grammar, languages, system, tts, video, voice
 from serve_app.routing import resources
 from serve_app.services import Services
 
-ROUTE_MODULES = (languages, account, glossaries, game, grammar, video, files, system)
+ROUTE_MODULES = (languages, account, glossaries, game, grammar, video, voice, tts, files, system)
 
 
 def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:

@@ -69,6 +69,7 @@ def _limit_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=int, help="requests per minute")
     p.add_argument("--burst", type=int, help="requests allowed at once")
     p.add_argument("--scopes", help="comma-separated endpoint groups the account may use (empty: all)")
+    p.add_argument("--voice-slots", type=int, help="cloned voices the account may hold at once (default 10)")
     p.add_argument(
         "--quota",
         action="append",
@@ -89,6 +90,8 @@ def _apply_limits(account: Account, args: argparse.Namespace) -> None:
         account.rate_per_minute = _positive(args.rate, "--rate")
     if args.burst is not None:
         account.burst = _positive(args.burst, "--burst")
+    if args.voice_slots is not None:
+        account.voice_slots = _positive(args.voice_slots, "--voice-slots")
     for item in args.quota:
         metric, _, value = item.partition("=")
         if metric not in QUOTA_METRICS:
@@ -113,6 +116,7 @@ def _public(account: Account) -> dict[str, Any]:
         "name": account.name,
         "rate_per_minute": account.rate_per_minute,
         "burst": account.burst,
+        "voice_slots": account.voice_slots,
         "quotas": account.quotas,
         "disabled": account.disabled,
         "scopes": account.scopes or "all",

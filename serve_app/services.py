@@ -19,6 +19,7 @@ from core.quotas import QuotaLedger
 from core.redis import connect
 from core.settings import AppArgs
 from core.tasks import SpeedStats, TaskStore
+from core.voices import VoiceStore
 from deployments.capabilities import Capabilities
 from deployments.engines.net.urls import UrlPolicy
 from serve_app.catalog import Catalog
@@ -98,6 +99,8 @@ class Services:
     speed: SpeedStats
     readiness: TimedCache
     grammar_catalogue: TimedCache
+    voices: VoiceStore
+    tts_voices: TimedCache
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:
@@ -120,4 +123,6 @@ class Services:
             speed=SpeedStats(redis),
             readiness=TimedCache(args.readiness_cache_s),
             grammar_catalogue=TimedCache(args.capabilities_refresh_s),
+            voices=VoiceStore(redis),
+            tts_voices=TimedCache(args.capabilities_refresh_s),
         )

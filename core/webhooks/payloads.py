@@ -14,7 +14,7 @@ import hmac
 import random
 from typing import Any
 
-from core.tasks import Task, TaskState
+from core.tasks import Task, TaskState, iso
 
 
 def sign(callback_url: str, secret: str) -> str:
@@ -39,7 +39,26 @@ def failure_payload(task: Task) -> dict[str, Any]:
     }
 
 
+def voice_payload(task: Task) -> dict[str, Any]:
+    """Body of a voice training's callback (contract 6): the voice, ``ready`` with its score, or ``failed``."""
+    if task.status is TaskState.COMPLETED:
+        return dict(task.result or {})
+    params, error = task.params, task.error or {}
+    return {
+        "voice_id": params.get("voice_id"),
+        "voice_name": params.get("voice_name"),
+        "lang": params.get("lang"),
+        "status": "failed",
+        "sample_duration": (params.get("sample_meta") or {}).get("duration_s"),
+        "created_at": iso(float(params.get("created_at") or task.created_at)),
+        "completed_at": iso(task.completed_at or task.created_at),
+        "error": {"code": str(error.get("code", "3003")), "message": str(error.get("message", "Clone training failed."))},
+    }
+
+
 def payload_for(task: Task) -> dict[str, Any]:
+    if task.kind == "voice":
+        return voice_payload(task)
     return completion_payload(task) if task.status is TaskState.COMPLETED else failure_payload(task)
 
 

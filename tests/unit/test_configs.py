@@ -12,7 +12,7 @@ from core.settings import AppArgs
 from deployments.engines.registry import ENGINES
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker", "Grammar"}
+OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker", "Grammar", "TTS", "VoiceCloner"}
 
 
 @pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])
