@@ -29,6 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from deployments.engines.errors import BadVoiceSample  # noqa: E402
 from deployments.engines.registry import create_engine  # noqa: E402
 from deployments.engines.tts.base import VoiceStyle  # noqa: E402
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
@@ -105,7 +106,11 @@ def clone_figures(enhance: bool) -> None:
             continue
         with tempfile.TemporaryDirectory() as folder:
             path = speech.write_wav(Path(folder) / "sample.wav", sample, PREPARED_RATE)
-            prepared = cloner.prepare(str(path))
+            try:
+                prepared = cloner.prepare(str(path))
+            except BadVoiceSample as exc:  # the service would refuse this sample too
+                print(f"{speaker:11} {len(sample) / PREPARED_RATE:8.1f} refused: {exc}")
+                continue
         stock_name, stock_sim = best_stock(cloner, judge_stock, held, prepared.gender)
         for mode in ("standard", "enhanced") if enhance else ("standard",):
             started = time.monotonic()
