@@ -43,6 +43,7 @@ SPEAK_DOC = RouteDoc(
     body=TtsRequest,
     errors=(
         ErrorKind.INVALID_PARAMETER,
+        ErrorKind.UNSUPPORTED_MEDIA_TYPE,
         ErrorKind.NOT_FOUND,
         ErrorKind.FORBIDDEN,
         ErrorKind.VOICE_NOT_READY,

@@ -84,8 +84,8 @@ UPDATE_DOC = RouteDoc(
     description="Only `voice_name` and `description` change (an empty description removes it). Returns the whole voice.",
     body=VoiceUpdate,
     response=VoiceObject,
-    errors=(ErrorKind.INVALID_PARAMETER, ErrorKind.VOICE_NAME_EXISTS, ErrorKind.NOT_FOUND, ErrorKind.FORBIDDEN,
-            ErrorKind.RATE_LIMITED),
+    errors=(ErrorKind.INVALID_PARAMETER, ErrorKind.UNSUPPORTED_MEDIA_TYPE, ErrorKind.VOICE_NAME_EXISTS, ErrorKind.NOT_FOUND,
+            ErrorKind.FORBIDDEN, ErrorKind.RATE_LIMITED),
     tag="voice",
 )  # fmt: skip
 

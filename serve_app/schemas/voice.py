@@ -88,7 +88,7 @@ Emotion = Literal["neutral", "happy", "excited", "sad", "angry", "calm", "fearfu
 class TtsRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(min_length=1, max_length=5000, description="At most 5,000 characters (413 3001 beyond).")
+    text: str = Field(min_length=1, description="At most 5,000 characters (413 3001 beyond).")
     voice: str | None = Field(
         None, max_length=100, description="A native voice id (GET /v1/tts/voices) or a ready cloned voice_id; default: lang's."
     )

@@ -119,5 +119,5 @@ def test_table_lists_whisper_models(monkeypatch):
     assert {"whisper-base", "whisper-tiny.en"} <= set(names)
     base_bin = dict(names["whisper-base"].files)["model.bin"]
     assert [s.path.rsplit(".", 1)[-1] for s in base_bin] == ["part1", "part2"]
-    for model in module.MODELS:
+    for model in (m for m in module.MODELS if m.kind == "whisper-ct2"):
         assert {"model.bin", "config.json", "tokenizer.json"} <= {n for n, _ in model.files}
