@@ -52,7 +52,7 @@ class FitBudget:
 
     @classmethod
     def standard(cls) -> FitBudget:
-        return cls(evaluations=12)
+        return cls(evaluations=8)
 
     @classmethod
     def enhanced(cls) -> FitBudget:
