@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import logging
 import shutil
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -114,8 +115,9 @@ class JobRunner:
         return await self._run(handler, task, job)
 
     async def _run(self, handler: JobHandler, task: Task, job: Job) -> Outcome:
-        workdir = Path(self.args.worker.work_dir) / task.task_id
-        shutil.rmtree(workdir, ignore_errors=True)
+        # A folder per run: a run whose worker died may leave processes (ffmpeg, an ASR call) still touching
+        # its files, so a rerun never reuses them; the task folder goes when housekeeping finds the task finished.
+        workdir = Path(self.args.worker.work_dir) / task.task_id / f"run-{job.deliveries}-{uuid.uuid4().hex[:8]}"
         workdir.mkdir(parents=True)
         heartbeat = asyncio.create_task(self._heartbeat(job))
         token = request_id_var.set(task.request_id or task.task_id)
@@ -131,6 +133,8 @@ class JobRunner:
             request_id_var.reset(token)
             heartbeat.cancel()
             shutil.rmtree(workdir, ignore_errors=True)
+            with contextlib.suppress(OSError):  # empty unless an earlier run left its folder behind
+                workdir.parent.rmdir()
 
     async def settle(self, job: Job, outcome: Outcome) -> None:
         """The single place where an outcome becomes task state, an acknowledgement and a callback."""
