@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from deployments.engines.media.probe import MAX_BYTES as MAX_VIDEO_BYTES
 from deployments.engines.net.urls import DEFAULT_PORTS, UrlPolicy
@@ -35,10 +35,39 @@ class EngineSpec(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
 
 
-class TranslatorArgs(EngineSpec):
-    """The translator: a primary engine and an optional fallback engine."""
+class TranslatorArgs(BaseModel):
+    """The translator's engines and how pairs are routed among them (docs/translation-routing.md).
 
+    Either ``engines`` (routed by the measured ``routing`` table when given,
+    else tried in order) or the shorthand ``engine`` + ``options`` +
+    ``fallback``, which means ``engines: [engine, fallback]`` without a table.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    engine: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
     fallback: EngineSpec | None = None
+    engines: list[EngineSpec] = Field(default_factory=list)
+    routing: str | None = Field(None, description="Routing table (YAML) written by loadtests/score_engines.py.")
+    floor: float | None = Field(None, ge=0, le=100, description="chrF floor; default: the table's own.")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> TranslatorArgs:
+        if self.engine is not None and self.engines:
+            raise ValueError("give either `engine` (+ `fallback`) or `engines`, not both")
+        if self.engine is None and not self.engines:
+            raise ValueError("the translator needs `engine` or `engines`")
+        if self.routing is not None:
+            self.routing = project_path(self.routing)
+        return self
+
+    def chain(self) -> list[EngineSpec]:
+        """Every engine, in configuration order."""
+        if self.engines:
+            return list(self.engines)
+        first = EngineSpec(engine=self.engine or "", options=self.options)
+        return [first, self.fallback] if self.fallback else [first]
 
 
 class GrammarArgs(BaseModel):

@@ -1,4 +1,4 @@
-"""The Translator deployment: one configured engine (plus fallback) behind Serve."""
+"""The Translator deployment: the configured engines, routed per pair by measured quality."""
 
 from __future__ import annotations
 
@@ -8,38 +8,75 @@ from typing import Any
 from ray import serve
 
 from deployments.capabilities import Capabilities
+from deployments.engines.errors import UnsupportedLanguage
 from deployments.engines.registry import start_engine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
 
 
 @serve.deployment(name="Translator", ray_actor_options={"num_cpus": 0.25}, max_ongoing_requests=32)
 class Translator:
-    """Translates batches of segments; reports its language pairs."""
+    """Translates batches of segments with the pair's best engine; reports the pairs it offers."""
 
     def __init__(self, spec: dict[str, Any]) -> None:
+        from core.settings import TranslatorArgs
+        from deployments.engines.translation.routing import Router, RoutingTable
         from deployments.engines.translation.safe import SafeTranslator
 
-        self.engine = start_engine(spec, TranslatorEngine)
-        self.fallback = start_engine(spec["fallback"], TranslatorEngine) if spec.get("fallback") else None
-        self.safe = SafeTranslator(self.engine, fallback=self.fallback)
+        args = TranslatorArgs.model_validate(spec)
+        self.engines: list[TranslatorEngine] = []
+        try:
+            for engine_spec in args.chain():
+                self.engines.append(start_engine(engine_spec.model_dump(), TranslatorEngine))
+        except Exception:
+            self._shutdown()
+            raise
+        table = RoutingTable.load(args.routing, args.floor) if args.routing else None
+        self.router = Router(self.engines, table)
+        self.safe = SafeTranslator(self.engines[0], fallback=self.engines[1] if len(self.engines) > 1 else None)
 
     async def translate(self, request: TranslationRequest, glossary: Any = None) -> TranslationResult:
+        if (request.source_lang, request.target_lang) not in self.router.pairs():
+            raise UnsupportedLanguage(
+                f"{request.source_lang}->{request.target_lang} is not offered on this service",
+                source=request.source_lang,
+                target=request.target_lang,
+            )
+        prefer = "llm" if request.hints.mode == "professional" else None
+        chain = self.router.chain(request.source_lang, request.target_lang, prefer=prefer)
         # Engines are blocking (subprocess / HTTP); keep the replica's event loop free.
-        return await asyncio.to_thread(self.safe.translate, request, glossary)
+        return await asyncio.to_thread(self.safe.translate, request, glossary, chain)
+
+    async def summarize(self, texts: list[str], language: str) -> str | None:
+        """A short English summary of a transcript by the LLM engine, when one is configured."""
+        llm = next((e for e in self.engines if hasattr(e, "summarize")), None)
+        if llm is None:
+            return None
+        return str(await asyncio.to_thread(llm.summarize, texts, language))
 
     def capabilities(self) -> Capabilities:
-        engines = [e for e in (self.engine, self.fallback) if e is not None]
-        formality = frozenset().union(*(e.supports_formality() for e in engines))
-        return Capabilities(translation_pairs=self.safe.pairs(), formality_targets=formality)
+        formality = frozenset().union(*(e.supports_formality() for e in self.engines))
+        return Capabilities(translation_pairs=self.router.pairs(), formality_targets=formality)
+
+    def describe(self) -> dict[str, Any]:
+        """Engines, routes and fallback counters (for operators and benchmarks)."""
+        return {
+            "engines": [e.describe() for e in self.engines],
+            "routes": self.router.table_rows(),
+            "fallbacks": self.safe.stats(),
+        }
 
     def ready(self) -> bool:
-        self.engine.health()
+        for engine in self.engines:
+            engine.health()
         return True
 
     def check_health(self) -> None:
-        self.engine.health()
+        for engine in self.engines:
+            engine.health()
+
+    def _shutdown(self) -> None:
+        for engine in getattr(self, "engines", []):
+            engine.shutdown()
 
     def __del__(self) -> None:
-        for engine in (getattr(self, "engine", None), getattr(self, "fallback", None)):
-            if engine is not None:
-                engine.shutdown()
+        self._shutdown()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from deployments.engines.asr.types import Transcript
 from deployments.engines.errors import InvalidInput, UnsupportedLanguage
 from deployments.engines.media.ffmpeg import burn_subtitles, extract_audio, resolve_font
 from deployments.engines.media.probe import MediaInfo, probe, validate
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from pipelines.progress import Progress
 from pipelines.subtitles import (
@@ -41,8 +42,11 @@ from pipelines.subtitles.translation import group_sentences
 
 SUBTITLE_TYPES = {"srt": "application/x-subrip", "vtt": "text/vtt", "ass": "text/x-ssa"}
 DETECT_WINDOW_S = 30.0
+log = logging.getLogger(__name__)
+
 TRANSLATE_BATCH = 64
 CONTEXT_SENTENCES = 2
+PROFESSIONAL_CONTEXT = 6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +63,8 @@ class PipelineDeps:
         pairs: the translator's (source, target) pairs.
         publish: (local file, download name, content type) → signed URL.
         timeout_s: deadline of each ffmpeg step.
+        summarize: (transcript sentences, language) → a short English summary, for
+            ``engine=professional`` (None when no LLM is configured).
     """
 
     obtain: Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]
@@ -69,6 +75,7 @@ class PipelineDeps:
     pairs: Callable[[], Awaitable[frozenset[tuple[str, str]]]]
     publish: Callable[[Path, str, str], Awaitable[str]]
     timeout_s: float
+    summarize: Callable[[list[str], str], Awaitable[str | None]] | None = None
 
 
 async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
@@ -151,17 +158,34 @@ async def _translated_cues(
 
 
 async def _translate_all(sentences: list[str], language: str, spec: VideoJobSpec, deps: PipelineDeps) -> list[str]:
+    """``standard``: the routed engine, with neighbouring sentences as context. ``professional``: the LLM
+    with wider context on both sides, a summary of the whole transcript and a review pass (docs/video.md)."""
     if not sentences or language == primary(spec.target_lang):
         return sentences
     glossary = spec.glossary.engine_glossary() if spec.glossary else None
     glossary = glossary if glossary and glossary.applies_to(language, spec.target_lang) else None
+    hints = TranslationHints(mode=spec.engine)
+    if spec.engine == "professional" and deps.summarize is not None:
+        hints = dataclasses.replace(hints, summary=await _summary(sentences, language, deps))
+    width = CONTEXT_SENTENCES if spec.engine == "standard" else PROFESSIONAL_CONTEXT
     out: list[str] = []
     for first in range(0, len(sentences), TRANSLATE_BATCH):
         batch = sentences[first : first + TRANSLATE_BATCH]
-        context = tuple(sentences[max(0, first - CONTEXT_SENTENCES) : first])
-        request = TranslationRequest(tuple(batch), language, spec.target_lang, context=context)
+        before = tuple(sentences[max(0, first - width) : first])
+        after = tuple(sentences[first + len(batch) : first + len(batch) + width])
+        request = TranslationRequest(tuple(batch), language, spec.target_lang, context=before, hints=hints, following=after)
         out.extend((await deps.translate(request, glossary)).texts)
     return out
+
+
+async def _summary(sentences: list[str], language: str, deps: PipelineDeps) -> str | None:
+    """The transcript's summary; the translation goes on without one if the LLM cannot give it."""
+    assert deps.summarize is not None
+    try:
+        return await deps.summarize(sentences, language)
+    except Exception as exc:  # a summary is context, never a reason to fail the job
+        log.warning("no transcript summary (%s); translating without it", exc)
+        return None
 
 
 async def _render(

@@ -74,6 +74,10 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         result: TranslationResult = await translator.translate.remote(request, glossary)
         return result
 
+    async def summarize(sentences: list[str], language: str) -> str | None:
+        summary: str | None = await translator.summarize.remote(sentences, language)
+        return summary
+
     async def pairs() -> frozenset[tuple[str, str]]:
         return (await translator.capabilities.remote()).translation_pairs
 
@@ -82,5 +86,13 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         return services.files.url(stored.key, services.files.expires_for(time.time()))
 
     return PipelineDeps(
-        obtain, admit, detect_language, transcribe, translate, pairs, publish, timeout_s=args.worker.step_timeout_s
+        obtain,
+        admit,
+        detect_language,
+        transcribe,
+        translate,
+        pairs,
+        publish,
+        timeout_s=args.worker.step_timeout_s,
+        summarize=summarize,
     )

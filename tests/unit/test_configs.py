@@ -26,9 +26,8 @@ def test_config_validates(name: str) -> None:
     ours = [app for app in schema.applications if app.import_path == "serve_app.app:build_app"]
     assert len(ours) == 1
     args = AppArgs.model_validate(ours[0].args)
-    assert args.translator is not None and args.translator.engine in ENGINES
-    if args.translator.fallback:
-        assert args.translator.fallback.engine in ENGINES
+    assert args.translator is not None
+    assert [spec.engine for spec in args.translator.chain() if spec.engine not in ENGINES] == []
     assert args.grammar is not None and all(e.engine in ENGINES for e in args.grammar.engines)
     names = {d.name for d in ours[0].deployments}
     assert names <= OUR_DEPLOYMENTS, names - OUR_DEPLOYMENTS
@@ -40,9 +39,9 @@ def test_config_validates(name: str) -> None:
 
 def test_local_profile_fits_two_cores() -> None:
     raw = yaml.safe_load((CONFIGS / "local.yaml").read_text())
-    app = raw["applications"][0]
     total = sum(
         d["ray_actor_options"]["num_cpus"] * d.get("autoscaling_config", {}).get("max_replicas", d.get("num_replicas", 1))
+        for app in raw["applications"]
         for d in app["deployments"]
     )
     assert total <= 2
@@ -52,7 +51,7 @@ def test_gpu_profile_uses_llm_with_fallback_and_autoscaling() -> None:
     raw = yaml.safe_load((CONFIGS / "gpu-cluster.yaml").read_text())
     apps = {a["name"]: a for a in raw["applications"]}
     ours = AppArgs.model_validate(apps["mediatrans"]["args"])
-    assert ours.translator and ours.translator.engine == "llm" and ours.translator.fallback
+    assert ours.translator and [s.engine for s in ours.translator.chain()] == ["llm", "apertium"]
     for deployment in apps["mediatrans"]["deployments"]:
         assert "autoscaling_config" in deployment
         assert deployment.get("max_queued_requests", -1) != -1 or deployment["name"] == "Ingress"

@@ -25,6 +25,10 @@ class TranslationHints:
         formality: "formal" / "informal" / None.
         max_length: ask for translations no longer than this many characters.
         domain: free-form domain hint (film, legal, medical, ...).
+        mode: "standard" or "professional" (wider context, a review pass; the LLM only).
+        summary: what the whole text is about (professional video translation).
+        terms: (token, target term) for glossary terms masked as tokens, so the
+            model can fit the sentence around them.
     """
 
     content_type: str | None = None
@@ -33,6 +37,9 @@ class TranslationHints:
     formality: str | None = None
     max_length: int | None = None
     domain: str | None = None
+    mode: str = "standard"
+    summary: str | None = None
+    terms: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,7 @@ class TranslationRequest:
         target_lang: API language code of the target (variants allowed).
         context: segments that precede ``texts`` (not translated, context only).
         hints: optional steering.
+        following: segments that come after ``texts`` (context only).
     """
 
     texts: tuple[str, ...]
@@ -54,6 +62,7 @@ class TranslationRequest:
     target_lang: str
     context: tuple[str, ...] = ()
     hints: TranslationHints = field(default_factory=TranslationHints)
+    following: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

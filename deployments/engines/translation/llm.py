@@ -6,9 +6,13 @@ replica that owns it needs no GPU and no model weights.
 
 Several segments travel in one call (``batch_size``) because per-call
 overhead dominates short game/subtitle strings. The answer must be a JSON
-object holding exactly one translation per segment, in order; anything else
-is re-asked once, then the batch is split in halves, and finally the engine
-raises ``EngineFailure`` so the caller can fall back to another engine.
+object holding exactly one translation per segment, in order (a single
+one-line segment is answered as plain text). Every translation then passes
+the output checks (``checks.py``: target language, tokens intact, not an
+echo, sane length); anything else is re-asked once, then the batch is split
+in halves, and finally the engine raises ``EngineFailure`` so the router
+falls back to the pair's next engine. ``professional`` requests get a
+review pass that checks and corrects the drafts.
 """
 
 from __future__ import annotations
@@ -33,165 +37,21 @@ from deployments.engines.errors import (
     UnsupportedLanguage,
 )
 from deployments.engines.translation.base import (
-    TranslationHints,
     TranslationRequest,
     TranslationResult,
     TranslatorEngine,
 )
-from deployments.engines.translation.protect import SENTINEL
-
-# --------------------------------------------------------------------------
-# Languages
-# --------------------------------------------------------------------------
-
-#: English names, because instruction-tuned models follow "into Brazilian
-#: Portuguese" far better than "into pt-BR".
-LANGUAGE_NAMES: dict[str, str] = {
-    "af": "Afrikaans", "sq": "Albanian", "ar": "Arabic", "hy": "Armenian",
-    "az": "Azerbaijani", "bn": "Bengali", "bg": "Bulgarian", "my": "Burmese",
-    "ca": "Catalan", "zh": "Chinese (Simplified)", "hr": "Croatian", "cs": "Czech",
-    "da": "Danish", "nl": "Dutch", "en": "English", "et": "Estonian",
-    "fi": "Finnish", "fr": "French", "ka": "Georgian", "de": "German",
-    "el": "Greek", "he": "Hebrew", "hi": "Hindi", "hu": "Hungarian",
-    "is": "Icelandic", "id": "Indonesian", "it": "Italian", "ja": "Japanese",
-    "ko": "Korean", "lv": "Latvian", "lt": "Lithuanian", "ms": "Malay",
-    "no": "Norwegian (Bokmål)", "fa": "Persian", "pl": "Polish", "pt": "Portuguese",
-    "ro": "Romanian", "ru": "Russian", "sr": "Serbian", "sk": "Slovak",
-    "sl": "Slovenian", "es": "Spanish", "sw": "Swahili", "sv": "Swedish",
-    "tl": "Tagalog (Filipino)", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian",
-    "vi": "Vietnamese",
-    "en-US": "American English", "en-GB": "British English",
-    "pt-BR": "Brazilian Portuguese", "pt-PT": "European Portuguese",
-    "zh-CN": "Simplified Chinese (Mainland China)", "zh-TW": "Traditional Chinese (Taiwan)",
-    "fr-CA": "Canadian French", "es-MX": "Mexican Spanish", "nl-BE": "Flemish (Belgian Dutch)",
-}  # fmt: skip
-
-DEFAULT_LANGUAGES: tuple[str, ...] = tuple(LANGUAGE_NAMES)
-
-
-def language_name(code: str) -> str:
-    """Human name for a prompt; unknown codes pass through unchanged."""
-    return LANGUAGE_NAMES.get(code, code)
-
-
-def primary(code: str) -> str:
-    """``pt-BR`` -> ``pt``."""
-    return code.split("-", 1)[0]
-
-
-def language_pairs(languages: Sequence[str]) -> frozenset[tuple[str, str]]:
-    """Ordered pairs of distinct primaries, plus each variant as a target.
-
-    Variants are targets only (sources are detected or given as primaries),
-    and never of their own primary: ``en -> en-GB`` is localisation, not
-    translation.
-    """
-    primaries = [c for c in languages if "-" not in c]
-    variants = [c for c in languages if "-" in c]
-    pairs = {(s, t) for s in primaries for t in primaries if s != t}
-    pairs |= {(s, v) for s in primaries for v in variants if s != primary(v)}
-    return frozenset(pairs)
-
-
-# --------------------------------------------------------------------------
-# Prompt
-# --------------------------------------------------------------------------
-
-#: Markup and placeholders arrive masked as numbered sentinels (``<x0/>``).
-SENTINEL_EXAMPLES = f"{SENTINEL.format(0)} or {SENTINEL.format(12)}"
-
-
-def system_prompt(source: str, target: str, hints: TranslationHints, n: int) -> str:
-    """The fixed rules plus the request's steering hints."""
-    lines = [
-        f"You translate from {language_name(source)} into {language_name(target)}.",
-        f"You receive {n} numbered segments. Translate each one on its own.",
-        (
-            f"Keep tokens like {SENTINEL_EXAMPLES} exactly as they are, in the position "
-            "that fits the translation; never translate, change or drop them."
-        ),
-        "Keep line breaks (\\n) inside a segment.",
-        (
-            "Lines under 'Context' are earlier text for reference only: do not translate them "
-            "and do not include them in the answer."
-        ),
-        (
-            'Answer with JSON only, in this exact shape: {"translations": ["...", "..."]} '
-            f"with exactly {n} strings, in the same order as the segments."
-        ),
-    ]
-    lines.extend(hint_lines(hints))
-    return "\n".join(lines)
-
-
-def hint_lines(hints: TranslationHints) -> list[str]:
-    """One sentence per hint that is set; unset hints add nothing."""
-    out: list[str] = []
-    if hints.domain:
-        out.append(f"Domain: {hints.domain}; use its usual terminology.")
-    if hints.content_type:
-        out.append(f"Content type: {hints.content_type}.")
-    if hints.genre:
-        out.append(f"Genre: {hints.genre}.")
-    if hints.tone:
-        out.append(f"Tone: {hints.tone}; keep it in the translation.")
-    if hints.formality in ("formal", "informal"):
-        out.append(f"Use the {hints.formality} register (forms of address).")
-    if hints.max_length:
-        out.append(f"Each translation must be at most {hints.max_length} characters long.")
-    return out
-
-
-def user_prompt(texts: Sequence[str], context: Sequence[str]) -> str:
-    """Numbered segments, each a JSON string so embedded newlines stay unambiguous."""
-    parts: list[str] = []
-    if context:
-        parts.append("Context (do not translate):")
-        parts.extend(f"- {json.dumps(c, ensure_ascii=False)}" for c in context)
-        parts.append("")
-    parts.append(f"Segments to translate ({len(texts)}):")
-    parts.extend(f"{i}. {json.dumps(t, ensure_ascii=False)}" for i, t in enumerate(texts, 1))
-    return "\n".join(parts)
-
-
-def corrective_prompt(n: int, problem: str) -> str:
-    """Second-chance message after an answer that could not be used."""
-    return (
-        f"Your answer could not be used: {problem}. Reply again with only the JSON object "
-        f'{{"translations": [...]}} containing exactly {n} strings, one per segment, '
-        "in the same order."
-    )
-
-
-def build_messages(
-    texts: Sequence[str],
-    source: str,
-    target: str,
-    context: Sequence[str],
-    hints: TranslationHints,
-) -> list[dict[str, str]]:
-    """System rules plus one user turn with the numbered batch."""
-    return [
-        {"role": "system", "content": system_prompt(source, target, hints, len(texts))},
-        {"role": "user", "content": user_prompt(texts, context)},
-    ]
-
-
-def response_schema(n: int) -> dict[str, Any]:
-    """JSON schema for servers with guided decoding (vLLM): fixes the count too."""
-    items = {"type": "array", "items": {"type": "string"}, "minItems": n, "maxItems": n}
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": "translations",
-            "schema": {
-                "type": "object",
-                "properties": {"translations": items},
-                "required": ["translations"],
-            },
-        },
-    }
-
+from deployments.engines.translation.checks import check_translations
+from deployments.engines.translation.languages import DEFAULT_LANGUAGES, language_pairs
+from deployments.engines.translation.llm_prompts import (
+    SYSTEM_SINGLE,
+    batch_messages,
+    corrective,
+    response_schema,
+    review_messages,
+    single_messages,
+    summary_messages,
+)
 
 # --------------------------------------------------------------------------
 # Output parsing
@@ -356,6 +216,14 @@ class LLMStats:
     retries: int = 0
     timeouts: int = 0
     unavailable: int = 0
+    rejected_language: int = 0
+    rejected_echo: int = 0
+    rejected_markup: int = 0
+    rejected_length: int = 0
+    rejected_empty: int = 0
+    reviews: int = 0
+    reviews_changed: int = 0
+    reviews_discarded: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, name: str, amount: int = 1) -> None:
@@ -544,6 +412,9 @@ class LLMEngine(TranslatorEngine):
         structured_output: ``"json_schema"`` / ``"json_object"`` to ask the server
             for guided decoding; default off because not every server supports it.
         max_split_depth: how many times a failing batch may be halved (default 1).
+        single_max_tokens: completion budget of a one-segment plain answer (default 256).
+        startup_wait_s: how long ``start()`` waits for a server that is still loading (default 0).
+        output_checks: judge every answer (language, tokens, echo, length; default on).
     """
 
     name = "llm"
@@ -561,6 +432,8 @@ class LLMEngine(TranslatorEngine):
         if self.structured_output not in STRUCTURED_OUTPUTS:
             raise ValueError(f"structured_output must be one of {STRUCTURED_OUTPUTS}, not {self.structured_output!r}")
         self.max_split_depth = max(0, int(options.get("max_split_depth", 1)))
+        self.single_max_tokens = int(options.get("single_max_tokens", 256))
+        self.output_checks = bool(options.get("output_checks", True))
         self.languages = tuple(options.get("languages") or DEFAULT_LANGUAGES)
         self._pairs = language_pairs(self.languages)
         self._stats = LLMStats()
@@ -582,10 +455,21 @@ class LLMEngine(TranslatorEngine):
         )
         self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="llm-batch")
         try:
-            self.model = self._check_model(self._list_models())
+            self.model = self._check_model(self._wait_for_models())
         except Exception:
             self.shutdown()
             raise
+
+    def _wait_for_models(self) -> list[str]:
+        """``/v1/models``, polled for up to ``startup_wait_s`` while the server is still starting."""
+        deadline = time.monotonic() + float(self.options.get("startup_wait_s", 0))
+        while True:
+            try:
+                return self._list_models()
+            except (EngineUnavailable, EngineTimeout):
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(2.0)
 
     def health(self) -> None:
         """Unavailable when not started or the server stops answering."""
@@ -652,6 +536,7 @@ class LLMEngine(TranslatorEngine):
         return self._stats.snapshot()
 
     def translate(self, request: TranslationRequest) -> TranslationResult:
+        """Translate; output checks re-ask once, then ``EngineFailure`` lets the router fall back."""
         self._check_pair(request.source_lang, request.target_lang)
         if self._pool is None:
             raise EngineUnavailable("llm engine is not started")
@@ -675,49 +560,107 @@ class LLMEngine(TranslatorEngine):
         self._stats.add("batches", len(batches))
         assert self._pool is not None
         job = _Job(request)
-        futures = [self._pool.submit(self._translate_batch, b, job, self.max_split_depth) for b in batches]
+        windows = context_windows(cores, len(batches), self.batch_size, request)
+        futures = [self._pool.submit(self._translate_batch, b, job, self.max_split_depth, w) for b, w in zip(batches, windows)]
         wait(futures, return_when=FIRST_EXCEPTION)
         if any(f.cancelled() or (f.done() and f.exception()) for f in futures):
             raise job.abandon(futures)
         return [text for future in futures for text in future.result()]
 
+    def summarize(self, texts: list[str], language: str, max_chars: int = 6000) -> str:
+        """A two-sentence English summary of a transcript (context for professional video translation)."""
+        if self._chat is None:
+            raise EngineUnavailable("llm engine is not started")
+        body, size = [], 0
+        for text in texts:
+            size += len(text) + 1
+            if size > max_chars:
+                break
+            body.append(text)
+        payload = self._payload(summary_messages(body, language), 0)
+        payload["max_tokens"] = 120
+        return self._chat.complete(payload).strip()
+
     # -- one batch -----------------------------------------------------------
 
-    def _translate_batch(self, texts: list[str], job: _Job, splits_left: int) -> list[str]:
+    def _translate_batch(self, texts: list[str], job: _Job, splits_left: int, window: Window) -> list[str]:
         """Ask, re-ask once, then halve; ``EngineFailure`` when nothing works."""
         try:
-            return self._ask_twice(texts, job)
+            drafts = self._ask_twice(texts, job, window)
         except OutputMismatch as exc:
             if len(texts) == 1 or splits_left == 0:
                 self._stats.add("failures")
                 raise EngineFailure(f"LLM output unusable for {len(texts)} segment(s): {exc}") from exc
-        self._stats.add("splits")
-        half = len(texts) // 2
-        first = self._translate_batch(texts[:half], job, splits_left - 1)
-        return first + self._translate_batch(texts[half:], job, splits_left - 1)
+            self._stats.add("splits")
+            half = len(texts) // 2
+            first = self._translate_batch(texts[:half], job, splits_left - 1, window)
+            return first + self._translate_batch(texts[half:], job, splits_left - 1, window)
+        if job.request.hints.mode == "professional":
+            return self._review(texts, drafts, job)
+        return drafts
 
-    def _ask_twice(self, texts: list[str], job: _Job) -> list[str]:
-        request = job.request
-        messages = build_messages(texts, request.source_lang, request.target_lang, request.context, request.hints)
+    def _ask_twice(self, texts: list[str], job: _Job, window: Window) -> list[str]:
+        """An answer that parses and passes every output check, in at most two calls."""
+        messages = self._messages(texts, job, window)
         answer = self._complete(messages, len(texts), job)
         try:
-            return parse_translations(answer, len(texts))
+            return self._checked(texts, answer, job)
         except OutputMismatch as exc:
             self._stats.add("reasks")
             messages += [
                 {"role": "assistant", "content": answer},
-                {"role": "user", "content": corrective_prompt(len(texts), str(exc))},
+                {"role": "user", "content": corrective(str(exc), len(texts))},
             ]
-        return parse_translations(self._complete(messages, len(texts), job), len(texts))
+        # Tokens the model still misplaces are repaired by the safety layer around every engine.
+        return self._checked(texts, self._complete(messages, len(texts), job), job, tolerate=("markup",))
 
-    def _complete(self, messages: list[dict[str, str]], n: int, job: _Job) -> str:
+    def _messages(self, texts: list[str], job: _Job, window: Window) -> list[dict[str, str]]:
+        request = job.request
+        before, after = window
+        if _plain(texts):
+            return single_messages(texts[0], request.source_lang, request.target_lang, request.hints, before, after)
+        return batch_messages(texts, request.source_lang, request.target_lang, request.hints, before, after)
+
+    def _checked(self, texts: list[str], answer: str, job: _Job, tolerate: tuple[str, ...] = ()) -> list[str]:
+        """Parsed translations, or ``OutputMismatch`` naming the first problem (counted per reason)."""
+        found = _plain_answer(answer, texts[0]) if _plain(texts) else parse_translations(answer, len(texts))
+        request = job.request
+        if not self.output_checks:
+            return found
+        reasons = check_translations(texts, found, request.source_lang, request.target_lang)
+        bad = [(i, r) for i, r in enumerate(reasons) if r is not None and r not in tolerate]
+        for _, reason in bad:
+            self._stats.add(f"rejected_{reason}")
+        if bad:
+            i, reason = bad[0]
+            raise OutputMismatch(_PROBLEMS[reason].format(n=i + 1, lang=request.target_lang))
+        return found
+
+    def _review(self, texts: list[str], drafts: list[str], job: _Job) -> list[str]:
+        """Professional second pass; a review that fails the checks keeps the drafts."""
+        request = job.request
+        messages = review_messages(texts, drafts, request.source_lang, request.target_lang, request.hints)
+        self._stats.add("reviews")
+        try:
+            reviewed = parse_translations(self._complete(messages, len(texts), job, json_answer=True), len(texts))
+        except (OutputMismatch, EngineFailure):
+            self._stats.add("reviews_discarded")
+            return drafts
+        reasons = check_translations(texts, reviewed, request.source_lang, request.target_lang)
+        final = [d if r is not None else v for d, v, r in zip(drafts, reviewed, reasons)]
+        self._stats.add("reviews_changed", sum(1 for d, f in zip(drafts, final) if d != f))
+        return final
+
+    def _complete(self, messages: list[dict[str, str]], n: int, job: _Job, json_answer: bool = False) -> str:
         job.check()
         chat = self._chat
         if chat is None:
             raise EngineUnavailable("llm engine was shut down")
-        return chat.complete(self._payload(messages, n))
+        payload = self._payload(messages, n if json_answer or not _plain_messages(messages) else 0)
+        return chat.complete(payload)
 
     def _payload(self, messages: list[dict[str, str]], n: int) -> dict[str, Any]:
+        """Chat completion body; ``n`` > 0 asks for the JSON shape, 0 for a one-line plain answer."""
         payload: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -725,8 +668,69 @@ class LLMEngine(TranslatorEngine):
             "max_tokens": self.max_tokens,
             "stream": False,
         }
-        if self.structured_output == "json_schema":
+        if n == 0:
+            payload["stop"] = ["\n"]
+            payload["max_tokens"] = min(self.max_tokens, self.single_max_tokens)
+        elif self.structured_output == "json_schema":
             payload["response_format"] = response_schema(n)
         elif self.structured_output == "json_object":
             payload["response_format"] = {"type": "json_object"}
         return payload
+
+
+#: Neighbouring lines (before, after) a batch sees as context.
+Window = tuple[tuple[str, ...], tuple[str, ...]]
+
+#: Lines of context on each side of a batch: standard, professional.
+CONTEXT_LINES = {"standard": 2, "professional": 6}
+
+
+def context_windows(cores: list[str], n_batches: int, size: int, request: TranslationRequest) -> list[Window]:
+    """Each batch's neighbours: the lines just before and after it in the request, then the request's own context."""
+    width = CONTEXT_LINES.get(request.hints.mode, 2)
+    lines = [*request.context, *cores, *request.following]
+    offset = len(request.context)
+    windows: list[Window] = []
+    for k in range(n_batches):
+        start, end = offset + k * size, offset + min(len(cores), (k + 1) * size)
+        windows.append((tuple(lines[max(0, start - width) : start]), tuple(lines[end : end + width])))
+    return windows
+
+
+#: Why an answer was refused, as told to the model in the re-ask.
+_PROBLEMS = {
+    "language": "translation {n} is not written in the target language ({lang})",
+    "echo": "translation {n} repeats the source text instead of translating it",
+    "markup": "translation {n} changed, added or dropped tokens like <x0/>",
+    "length": "translation {n} is far longer or shorter than its source",
+    "empty": "translation {n} is empty",
+}
+
+
+def _plain(texts: list[str]) -> bool:
+    """One single-line segment is asked and answered as plain text."""
+    return len(texts) == 1 and "\n" not in texts[0] and "\r" not in texts[0]
+
+
+def _plain_messages(messages: list[dict[str, str]]) -> bool:
+    return messages[0]["content"] == SYSTEM_SINGLE
+
+
+def _plain_answer(answer: str, source: str) -> list[str]:
+    """The translation in a plain answer: labels and quotes the source did not have are dropped.
+
+    A JSON answer of the batch shape is accepted too (servers or models that
+    answer JSON anyway).
+    """
+    try:
+        return parse_translations(answer, 1)
+    except OutputMismatch:
+        pass
+    text = answer.strip()
+    text = re.sub(r"^(?:translation|traducción|traduction|übersetzung)\s*:\s*", "", text, flags=re.IGNORECASE)
+    for left, right in ('""', "“”", "«»", "「」", "''"):
+        if len(text) >= 2 and text[0] == left and text[-1] == right and not source.startswith(left):
+            text = text[1:-1].strip()
+    if not text:
+        raise OutputMismatch("the answer is empty")
+    return [text]

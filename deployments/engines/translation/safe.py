@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from deployments.engines.errors import (
@@ -28,6 +30,7 @@ from deployments.engines.translation.base import (
 )
 from deployments.engines.translation.glossary import Glossary
 from deployments.engines.translation.protect import (
+    GLOSSARY,
     SENTINEL,
     Protected,
     Restored,
@@ -76,58 +79,88 @@ class SafeTranslator:
     def __init__(self, primary: TranslatorEngine, fallback: TranslatorEngine | None = None) -> None:
         self.primary = primary
         self.fallback = fallback
+        self._fallbacks: dict[str, int] = {}
+        self._lock = threading.Lock()
 
     def pairs(self) -> frozenset[tuple[str, str]]:
         """Pairs either engine serves."""
         extra = self.fallback.pairs() if self.fallback else frozenset()
         return self.primary.pairs() | extra
 
-    def translate(self, request: TranslationRequest, glossary: Glossary | None = None) -> TranslationResult:
+    def translate(
+        self,
+        request: TranslationRequest,
+        glossary: Glossary | None = None,
+        chain: Sequence[TranslatorEngine] | None = None,
+    ) -> TranslationResult:
         """Translate with every protected span and glossary term guaranteed in the output.
+
+        ``chain`` is the engines to try in order (default: primary, then
+        fallback). An engine that fails, or damages segments beyond repair,
+        hands the request to the next; a later engine's answer is used only
+        when it is cleaner than the best so far.
 
         Raises:
             InvalidInput: the glossary is for another language pair.
-            EngineError: the primary failed and there is no fallback, or both failed.
+            EngineError: every engine failed (the last error).
         """
         if glossary is not None and not glossary.applies_to(request.source_lang, request.target_lang):
             raise InvalidInput(
                 f"glossary {glossary.source_lang}->{glossary.target_lang} does not apply to "
                 f"{request.source_lang}->{request.target_lang}"
             )
+        engines = list(chain) if chain is not None else [e for e in (self.primary, self.fallback) if e is not None]
+        if not engines:
+            raise UnsupportedLanguage(
+                f"no engine serves {request.source_lang}->{request.target_lang}",
+                source=request.source_lang,
+                target=request.target_lang,
+            )
         segments = [_prepare(text, glossary) for text in request.texts]
-        try:
-            outcome = self._attempt(self.primary, request, segments)
-        except _RETRYABLE as exc:
-            if self.fallback is None:
-                raise
-            log.warning("%s failed (%s); using fallback %s", self.primary.name, exc, self.fallback.name)
-            return self._attempt(self.fallback, request, segments).as_fallback()
-        if not outcome.problems or self.fallback is None:
-            _log_problems(self.primary.name, outcome.problems)
-            return outcome.result
-        log.warning(
-            "%s damaged %d segment(s) beyond repair (%s); using fallback %s",
-            self.primary.name,
-            len(outcome.problems),
-            "; ".join(outcome.problems[:3]),
-            self.fallback.name,
-        )
-        return self._fallback_after_damage(request, segments, outcome)
+        request = _with_terms(request, segments)
+        best: TranslationResult | None = None
+        best_problems: tuple[str, ...] = ()
+        error: EngineError | None = None
+        for position, engine in enumerate(engines):
+            try:
+                outcome = self._attempt(engine, request, segments)
+            except EngineError as exc:
+                if not isinstance(exc, _RETRYABLE) and best is None and error is None:
+                    raise
+                log.warning("%s failed (%s)%s", engine.name, exc, _next(engines, position))
+                self._count(engine.name, "failed", position, engines)
+                error = exc
+                continue
+            result = outcome.as_fallback() if position > 0 else outcome.result
+            if best is None or len(outcome.problems) < len(best_problems):
+                best, best_problems = result, outcome.problems
+            if not best_problems:
+                break
+            log.warning(
+                "%s damaged %d segment(s) beyond repair (%s)%s",
+                engine.name,
+                len(outcome.problems),
+                "; ".join(outcome.problems[:3]),
+                _next(engines, position),
+            )
+            self._count(engine.name, "damaged", position, engines)
+        if best is None:
+            assert error is not None
+            raise error
+        _log_problems(best.engine, best_problems)
+        return best
 
-    def _fallback_after_damage(
-        self, request: TranslationRequest, segments: list[_Segment], primary: _Outcome
-    ) -> TranslationResult:
-        """The fallback's answer, unless it fails or does no better than the repaired primary."""
-        assert self.fallback is not None
-        try:
-            second = self._attempt(self.fallback, request, segments)
-        except EngineError as exc:
-            log.warning("fallback %s failed too (%s); keeping repaired %s output", self.fallback.name, exc, self.primary.name)
-            return primary.result
-        if len(second.problems) >= len(primary.problems):
-            _log_problems(self.fallback.name, second.problems)
-            return primary.result
-        return second.as_fallback()
+    def _count(self, engine: str, reason: str, position: int, engines: list[TranslatorEngine]) -> None:
+        """Count hand-overs to the next engine (``stats()``)."""
+        if position + 1 < len(engines):
+            key = f"{engine}_{reason}"
+            with self._lock:
+                self._fallbacks[key] = self._fallbacks.get(key, 0) + 1
+
+    def stats(self) -> dict[str, int]:
+        """Fallbacks since start, by engine and reason (``llm_failed``, ``apertium_damaged``...)."""
+        with self._lock:
+            return dict(self._fallbacks)
 
     def _attempt(self, engine: TranslatorEngine, request: TranslationRequest, segments: list[_Segment]) -> _Outcome:
         """Run one engine over the segments that need it and restore every segment."""
@@ -180,6 +213,23 @@ def _problem(segment: _Segment, restored: Restored, output: str | None) -> str |
     if output is not None and not any(ch.isalnum() for ch in _SENTINELS.sub("", output)):
         return "no words in the translation"
     return None
+
+
+def _next(engines: list[TranslatorEngine], position: int) -> str:
+    return f"; trying {engines[position + 1].name}" if position + 1 < len(engines) else ""
+
+
+def _with_terms(request: TranslationRequest, segments: list[_Segment]) -> TranslationRequest:
+    """Tell engines that read hints (the LLM) what each glossary token stands for."""
+    terms: list[tuple[str, str]] = []
+    for number, segment in enumerate(segments, 1):
+        for i, span in enumerate(segment.protected.spans):
+            if span.kind == GLOSSARY and span.replacement is not None:
+                where = f" (segment {number})" if len(segments) > 1 else ""
+                terms.append((SENTINEL.format(i) + where, span.replacement))
+    if not terms:
+        return request
+    return replace(request, hints=replace(request.hints, terms=tuple(terms)))
 
 
 def _log_problems(engine: str, problems: tuple[str, ...]) -> None:

@@ -1,8 +1,9 @@
 """Fixtures for the LLM engine: a real OpenAI-compatible server and loopback fakes.
 
-The real server is cyllama's OpenAI-compatible llama.cpp server running the
-SmolLM2-135M-Instruct GGUF on CPU, so the engine is exercised against a
-genuine ``/v1`` implementation rather than a mock. Faults the real server
+The real server is the project's own OpenAI-compatible llama.cpp server
+(``python -m deployments.llm_server``: continuous batching over two slots)
+running the SmolLM2-135M-Instruct GGUF on CPU, so the engine is exercised
+against a genuine ``/v1`` implementation rather than a mock. Faults the real server
 cannot be asked to produce (503, 429 with Retry-After, slow answers, wrong
 line counts) come from tiny loopback HTTP servers, some of which forward to
 the real one.
@@ -10,10 +11,12 @@ the real one.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,8 +56,14 @@ class LLMServer:
     model: str
 
     def wait_idle(self, timeout_s: float = 30.0) -> None:
-        """Block until the single-threaded server answers again (after an abandoned call)."""
+        """Block until the server answers a one-token completion again (after an abandoned call).
+
+        ``/v1/models`` answers even while the model is busy, so a tiny
+        completion is what shows the scheduler is free to take new work.
+        """
         wait_ready(self.base_url, None, timeout_s)
+        body = {"model": self.model, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1, "temperature": 0}
+        httpx.post(f"{self.base_url}/v1/chat/completions", json=body, timeout=timeout_s).raise_for_status()
 
 
 def smollm2_gguf() -> Path:
@@ -71,20 +80,29 @@ def smollm2_gguf() -> Path:
     return Path(str(files[0].locate()))
 
 
-#: cyllama's server CLI, with the slot-reset fix described in that file.
-LAUNCHER = Path(__file__).with_name("cyllama_serve.py")
+#: The repository root: the server runs from there with it on ``PYTHONPATH``.
+REPO_ROOT = Path(__file__).resolve().parents[3]
+
+#: The id the server lists and clients pass as ``model``.
+MODEL_ID = "smollm2"
+#: Two slots share 4096 KV cells, so one request may use 2048 tokens.
+SLOTS = 2
+N_CTX = 4096
 
 
 def server_command(model: Path, port: int) -> list[str]:
-    """Command line of cyllama's OpenAI-compatible server on a loopback port.
-
-    ``--server-type python`` is explicit because the CLI's default
-    ("embedded") falls back to it anyway in the published wheel.
-    """
+    """Command line of the project's OpenAI-compatible server on a loopback port."""
     return [
-        sys.executable, str(LAUNCHER), "--server-type", "python",
-        "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "--ctx-size", "2048",
+        sys.executable, "-m", "deployments.llm_server",
+        "--model", str(model), "--host", "127.0.0.1", "--port", str(port),
+        "--model-id", MODEL_ID, "--slots", str(SLOTS), "--n-ctx", str(N_CTX),
     ]  # fmt: skip
+
+
+def server_env() -> dict[str, str]:
+    """The current environment with the repository root first on ``PYTHONPATH``."""
+    paths = [str(REPO_ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
 def wait_ready(base_url: str, process: subprocess.Popen[bytes] | None, timeout_s: float) -> str:
@@ -113,15 +131,17 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.wait()
 
 
-@pytest.fixture(scope="session")
-def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LLMServer]:
-    """Start the real server once per session; kill it at the end."""
-    pytest.importorskip("cyllama")
+@contextmanager
+def running_llm_server(log_dir: Path) -> Iterator[LLMServer]:
+    """Start one server (its log in ``log_dir``), yield where it listens, stop it on exit."""
+    pytest.importorskip("llama_cpp")
     model = smollm2_gguf()
     port = free_port()
-    log = tmp_path_factory.mktemp("llm-server") / "server.log"
+    log = log_dir / "server.log"
     with log.open("wb") as sink:
-        process = subprocess.Popen(server_command(model, port), stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            server_command(model, port), cwd=REPO_ROOT, env=server_env(), stdout=sink, stderr=subprocess.STDOUT
+        )
     base_url = f"http://127.0.0.1:{port}"
     try:
         model_id = wait_ready(base_url, process, SERVER_READY_TIMEOUT_S)
@@ -133,3 +153,27 @@ def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LLMServer]:
         yield LLMServer(base_url, model_id)
     finally:
         stop(process)
+
+
+@pytest.fixture(scope="session")
+def llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LLMServer]:
+    """Start the real server once per session; kill it at the end."""
+    with running_llm_server(tmp_path_factory.mktemp("llm-server")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def start_llm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], LLMServer]]:
+    """Factory for servers of a module's own, each with an empty KV cache; all stopped at module end.
+
+    Greedy answers depend slightly on where llama.cpp placed a sequence's
+    cells in the shared KV cache (their order changes the attention sums),
+    so tests that compare two greedy answers token for token need a server
+    whose cache only their own requests have shaped.
+    """
+    with ExitStack() as stack:
+
+        def start() -> LLMServer:
+            return stack.enter_context(running_llm_server(tmp_path_factory.mktemp("llm-server")))
+
+        yield start

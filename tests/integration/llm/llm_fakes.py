@@ -137,9 +137,17 @@ _SEGMENT_LINE = re.compile(r'^(\d+)\. (".*")$')
 
 
 def segments_of(seen: Seen) -> list[str]:
-    """The segments the engine asked to translate, from its first user turn."""
+    """The segments the engine asked to translate, from its first user turn.
+
+    Batches number JSON-quoted segments; a single one-line segment follows a
+    ``Text:`` line verbatim.
+    """
     user = next(m["content"] for m in seen.body["messages"] if m["role"] == "user")
-    return [json.loads(m.group(2)) for m in map(_SEGMENT_LINE.match, user.splitlines()) if m]
+    lines = user.splitlines()
+    numbered = [json.loads(m.group(2)) for m in map(_SEGMENT_LINE.match, lines) if m]
+    if numbered or "Text:" not in lines:
+        return numbered
+    return [lines[lines.index("Text:") + 1]]
 
 
 def completion(content: str) -> dict[str, Any]:

@@ -54,7 +54,8 @@ def engines() -> Iterator[Callable[..., LLMEngine]]:
     started: list[LLMEngine] = []
 
     def make(url: str, **options: object) -> LLMEngine:
-        defaults = {"base_url": url, "model": MODEL, "backoff_s": 0.01, "max_retries": 2}
+        # The fakes "translate" by echoing or upper-casing: output checks are covered in test_llm_output_checks.py.
+        defaults = {"base_url": url, "model": MODEL, "backoff_s": 0.01, "max_retries": 2, "output_checks": False}
         engine = LLMEngine(**{**defaults, **options})
         engine.start()
         started.append(engine)
@@ -102,7 +103,8 @@ def test_persistent_mismatch_splits_the_batch_in_halves(loopback: Make, engines)
 
 
 def test_unusable_output_ends_in_engine_failure(loopback: Make, engines) -> None:
-    server = stub(loopback, lambda seen: Reply(body=completion("Sorry, I can't.")))
+    # Unusable both as a batch answer (no JSON) and as a single segment's plain answer (empty).
+    server = stub(loopback, lambda seen: Reply(body=completion("  \n ")))
     engine = engines(server.url, max_split_depth=1)
     with pytest.raises(EngineFailure) as info:
         engine.translate(request("a", "b"))
@@ -130,9 +132,10 @@ def test_context_hints_and_api_key_reach_the_server(loopback: Make, engines) -> 
     system, user = (m["content"] for m in seen.body["messages"])
     assert seen.headers.get("Authorization") == "Bearer sekret"
     assert seen.body["model"] == MODEL and seen.body["max_tokens"] == 77
-    assert "humorous" in system and "informal" in system and "30 characters" in system
+    assert "humorous" in user and "informal" in user and "30 characters" in user
     assert "<x0/>" in system
-    assert 'Context (do not translate):\n- "Earlier line"' in user
+    assert 'Context before (do not translate):\n- "Earlier line"' in user
+    assert user.splitlines()[-1].startswith("Translate the text from English into Spanish.")
     assert segments_of(seen) == ["Go <x0/>!"]
 
 
@@ -160,7 +163,7 @@ def test_batches_are_cut_by_batch_size(loopback: Make, engines) -> None:
 def test_a_failing_batch_stops_its_siblings_before_translate_returns(loopback: Make, engines) -> None:
     def chat(seen: Seen) -> Reply:
         if "bad" in segments_of(seen) or seen.body["messages"][-1]["role"] == "assistant":
-            return Reply(body=completion("no idea"), delay_s=0.1)
+            return Reply(body=completion(" "), delay_s=0.1)  # unusable as JSON and as a plain answer
         return Reply(body=completion(json.dumps({"translations": ["ok"]})), delay_s=0.1)
 
     server = stub(loopback, chat)

@@ -12,20 +12,23 @@ import httpx
 import pytest
 
 from deployments.engines.translation.base import TranslationHints
+from deployments.engines.translation.languages import DEFAULT_LANGUAGES, language_pairs
 from deployments.engines.translation.llm import (
-    DEFAULT_LANGUAGES,
     OutputMismatch,
     _Segment,
     backoff_delay,
-    build_messages,
     chunks,
-    language_pairs,
     normalize_base_url,
     parse_translations,
-    response_schema,
     retry_after_s,
-    system_prompt,
-    user_prompt,
+)
+from deployments.engines.translation.llm_prompts import (
+    SYSTEM_BATCH,
+    SYSTEM_SINGLE,
+    batch_messages,
+    response_schema,
+    review_messages,
+    single_messages,
 )
 
 # -- JSON answers -------------------------------------------------------------
@@ -141,19 +144,34 @@ def test_text_without_structure_is_rejected() -> None:
 # -- prompts -------------------------------------------------------------------
 
 
-def test_user_prompt_numbers_segments_and_marks_context() -> None:
-    prompt = user_prompt(["Hello", "two\nlines"], ["Earlier line"])
-    lines = prompt.splitlines()
-    assert lines[0] == "Context (do not translate):"
-    assert lines[1] == '- "Earlier line"'
-    assert lines[-3:] == ["Segments to translate (2):", '1. "Hello"', '2. "two\\nlines"']
+def test_batch_prompt_numbers_segments_marks_context_and_ends_with_the_pair() -> None:
+    messages = batch_messages(["Hello", "two\nlines"], "en", "de", TranslationHints(), ["Earlier line"], ["Later"])
+    lines = messages[1]["content"].splitlines()
+    assert lines[:2] == ["Context before (do not translate):", '- "Earlier line"']
+    assert ['Segments (2):', '1. "Hello"', '2. "two\\nlines"'] == lines[3:6]
+    assert "Context after (do not translate):" in lines and '- "Later"' in lines
+    assert lines[-1] == "Translate the 2 segments from English into German."
 
 
-def test_user_prompt_without_context_has_no_context_block() -> None:
-    assert "Context" not in user_prompt(["Hello"], [])
+def test_batch_prompt_without_context_has_no_context_block() -> None:
+    assert "Context" not in batch_messages(["Hello", "Bye"], "en", "fr", TranslationHints())[1]["content"]
 
 
-def test_system_prompt_names_languages_count_sentinels_and_hints() -> None:
+def test_system_prompts_are_the_same_for_every_pair_so_servers_can_cache_them() -> None:
+    first = batch_messages(["a", "b"], "en", "de", TranslationHints(tone="epic"))
+    second = batch_messages(["c"], "fr", "ja", TranslationHints())
+    assert first[0] == second[0] and first[0]["content"] == SYSTEM_BATCH
+    assert single_messages("a", "en", "de", TranslationHints())[0]["content"] == SYSTEM_SINGLE
+
+
+def test_texts_to_several_targets_share_everything_but_the_last_line() -> None:
+    hints = TranslationHints(content_type="ui", genre="rpg")
+    german = single_messages("Press any key.", "en", "de", hints)[1]["content"].splitlines()
+    french = single_messages("Press any key.", "en", "fr", hints)[1]["content"].splitlines()
+    assert german[:-1] == french[:-1] and german[-1] != french[-1]
+
+
+def test_hints_become_notes_in_the_user_turn() -> None:
     hints = TranslationHints(
         content_type="dialogue",
         genre="rpg",
@@ -161,20 +179,25 @@ def test_system_prompt_names_languages_count_sentinels_and_hints() -> None:
         formality="formal",
         max_length=40,
         domain="film",
+        summary="Two friends plan a trip.",
+        terms=(("<x0/>", "Espada de Luz"),),
     )
-    prompt = system_prompt("en", "pt-BR", hints, 3)
-    needles = ["English", "Brazilian Portuguese", "exactly 3 strings", "<x0/>", "dialogue", "rpg"]
-    needles += ["epic", "formal register", "at most 40 characters", "film"]
+    prompt = batch_messages(["a", "b", "c"], "en", "pt-BR", hints)[1]["content"]
+    needles = ["English", "Brazilian Portuguese", "3 segments", "dialogue", "rpg", "epic", "formal register"]
+    needles += ["at most 40 characters", "film", "Two friends plan a trip.", '<x0/> stands for the term "Espada de Luz"']
     assert [n for n in needles if n not in prompt] == []
 
 
-def test_system_prompt_without_hints_mentions_none() -> None:
-    prompt = system_prompt("en", "de", TranslationHints(), 1)
+def test_no_hints_add_no_notes() -> None:
+    prompt = single_messages("Hello", "en", "de", TranslationHints())[1]["content"]
     assert "Tone" not in prompt and "register" not in prompt and "characters long" not in prompt
+    assert prompt.splitlines()[:2] == ["Text:", "Hello"]
 
 
-def test_build_messages_roles() -> None:
-    messages = build_messages(["a"], "en", "fr", (), TranslationHints())
+def test_review_prompt_pairs_each_source_with_its_draft() -> None:
+    messages = review_messages(["Hello", "Bye"], ["Hallo", "Tschüss"], "en", "de", TranslationHints())
+    user = messages[1]["content"]
+    assert '1. source: "Hello"' in user and '   draft: "Tschüss"' in user
     assert [m["role"] for m in messages] == ["system", "user"]
 
 

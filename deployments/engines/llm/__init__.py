@@ -1,0 +1,1 @@
+"""Local LLM serving: llama.cpp continuous batching behind an OpenAI-compatible API."""

@@ -1,0 +1,408 @@
+"""Continuous batching over llama.cpp: several requests decode together on CPU.
+
+One scheduler thread owns the llama.cpp context. Requests wait in a queue
+and are admitted into *slots* (llama.cpp sequence ids in one unified KV
+cache). Every step builds one batch holding the next token of each
+generating slot plus a chunk of prompt tokens from slots still reading
+their prompt, so a long prompt never stalls the others for more than one
+chunk.
+
+Prompts are reused: a slot keeps its tokens' KV after its request ends, and
+a new request starts from the longest prefix any slot holds (copied with
+``llama_memory_seq_cp``, which shares the cells). A request whose prefix is
+still being read by another slot waits for it rather than reading it twice;
+that is what makes one game string into five languages cost one prompt
+plus five short tails.
+
+Decoding is token by token but text is made only from whole sequences, so
+multibyte characters split across tokens come out intact.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any
+
+import llama_cpp
+import numpy as np
+from llama_cpp._internals import LlamaBatch, LlamaContext, LlamaModel
+
+from deployments.engines.llm.sampling import TokenChooser
+
+log = logging.getLogger(__name__)
+
+#: A queued request may reuse a prefix another slot is still reading when it
+#: saves at least this many tokens; shorter shares are not worth the wait.
+MIN_SHARED_PREFIX = 16
+
+
+class ContextFull(RuntimeError):
+    """The request does not fit in a slot's share of the KV cache."""
+
+
+@dataclass(frozen=True)
+class Generated:
+    """One finished completion."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    finish_reason: str  # "stop" | "length"
+    seconds: float
+
+
+@dataclass
+class _Request:
+    tokens: list[int]
+    max_tokens: int
+    chooser: TokenChooser
+    stop: tuple[str, ...]
+    future: Future[Generated]
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class _Slot:
+    """One sequence id of the KV cache and what it is doing."""
+
+    seq: int
+    cached: list[int] = field(default_factory=list)  # tokens whose KV this sequence holds, in order
+    request: _Request | None = None
+    reused: int = 0
+    output: list[int] = field(default_factory=list)
+    next_token: int | None = None  # sampled, not yet decoded
+
+    @property
+    def reading(self) -> bool:
+        return self.request is not None and len(self.cached) < len(self.request.tokens)
+
+
+@dataclass
+class BatchStats:
+    """Counters since start (read under the scheduler's lock)."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    steps: int = 0
+    busy_s: float = 0.0
+
+
+class BatchedLlama:
+    """A GGUF model served to many concurrent callers from one llama.cpp context.
+
+    Args:
+        model_path: the ``.gguf`` file.
+        slots: sequences decoded together (parallel requests).
+        n_ctx: KV cells shared by all slots; a request may use ``n_ctx // slots``.
+        threads: CPU threads for decoding (one token per sequence per step).
+        threads_batch: CPU threads for reading prompts (default: ``threads``).
+        n_batch: most tokens in one llama.cpp batch (prompt chunk size).
+    """
+
+    def __init__(
+        self,
+        model_path: str,
+        *,
+        slots: int = 4,
+        n_ctx: int = 8192,
+        threads: int = 2,
+        threads_batch: int | None = None,
+        n_batch: int = 256,
+    ) -> None:
+        from llama_cpp import _logger
+
+        _logger.set_verbose(False)  # llama.cpp's load and graph chatter: errors only
+        self.slots_count = max(1, slots)
+        self.n_batch = max(8, n_batch)
+        model_params = llama_cpp.llama_model_default_params()
+        model_params.n_gpu_layers = 0
+        self.model = LlamaModel(path_model=model_path, params=model_params, verbose=False)
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx
+        params.n_batch = self.n_batch
+        params.n_ubatch = self.n_batch
+        params.n_seq_max = self.slots_count
+        params.kv_unified = True
+        params.n_threads = threads
+        params.n_threads_batch = threads_batch or threads
+        self.context = LlamaContext(model=self.model, params=params, verbose=False)
+        self.n_ctx = self.context.n_ctx()
+        self.per_request_ctx = self.n_ctx // self.slots_count
+        self.n_vocab = self.model.n_vocab()
+        self._batch = LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=self.slots_count, verbose=False)
+        self._slots = [_Slot(seq) for seq in range(self.slots_count)]
+        self._queue: collections.deque[_Request] = collections.deque()
+        self._lock = threading.Condition()
+        self._closed = False
+        self.stats = BatchStats()
+        self._thread = threading.Thread(target=self._run, name="llama-batch", daemon=True)
+        self._thread.start()
+
+    # -- public --------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list[int]:
+        """Tokens of a formatted prompt; special tokens (``<|im_start|>``) are parsed."""
+        return list(self.model.tokenize(text.encode(), add_bos=self.model.add_bos_token(), special=True))
+
+    def submit(
+        self,
+        tokens: list[int],
+        *,
+        max_tokens: int,
+        grammar: str | None = None,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int = 0,
+        stop: tuple[str, ...] = (),
+    ) -> Future[Generated]:
+        """Queue a completion of ``tokens``; the future holds the result or the error."""
+        if not tokens:
+            raise ValueError("empty prompt")
+        if len(tokens) + 1 > self.per_request_ctx:
+            raise ContextFull(f"prompt of {len(tokens)} tokens exceeds the {self.per_request_ctx}-token context")
+        max_tokens = max(1, min(max_tokens, self.per_request_ctx - len(tokens)))
+        chooser = TokenChooser(self.model.vocab, self.n_vocab, grammar, temperature, seed, top_p)
+        request = _Request(list(tokens), max_tokens, chooser, stop, Future())
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("model is shut down")
+            self._queue.append(request)
+            self._lock.notify()
+        return request.future
+
+    def load(self) -> dict[str, int]:
+        """Requests running and waiting, for health and autoscaling metrics."""
+        with self._lock:
+            running = sum(1 for s in self._slots if s.request is not None)
+            return {"running": running, "waiting": len(self._queue), "slots": self.slots_count}
+
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self._closed
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        self._thread.join(timeout=30)
+        for request in list(self._queue):
+            request.future.set_exception(RuntimeError("model is shut down"))
+        self._queue.clear()
+        self._batch.close()
+        self.context.close()
+        self.model.close()
+
+    # -- scheduler -----------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._closed and not self._queue and not self._active():
+                    self._lock.wait()
+                if self._closed:
+                    break
+                self._admit()
+            if not self._active():
+                time.sleep(0.005)  # a queued request is waiting for a shared prefix
+                continue
+            started = time.monotonic()
+            try:
+                self._step()
+            except Exception as exc:  # never let one bad step kill the scheduler
+                log.exception("llama.cpp step failed")
+                self._fail_all(exc)
+            self.stats.busy_s += time.monotonic() - started
+        self._fail_all(RuntimeError("model is shut down"))
+
+    def _active(self) -> bool:
+        return any(s.request is not None for s in self._slots)
+
+    def _admit(self) -> None:
+        """Move queued requests into free slots, in order, reusing cached prefixes."""
+        waiting: list[_Request] = []
+        while self._queue:
+            request = self._queue.popleft()
+            if request.future.cancelled():
+                request.chooser.close()
+                continue
+            free = [s for s in self._slots if s.request is None]
+            if not free or self._should_wait(request):
+                waiting.append(request)
+                continue
+            self._place(request, free)
+        self._queue.extendleft(reversed(waiting))
+
+    def _should_wait(self, request: _Request) -> bool:
+        """True when another slot is still reading a prefix this request could share."""
+        best_cached = max((_common(s.cached, request.tokens) for s in self._slots), default=0)
+        for slot in self._slots:
+            if slot.reading and slot.request is not None:
+                shared = _common(slot.request.tokens, request.tokens)
+                if shared - best_cached >= MIN_SHARED_PREFIX and len(slot.cached) < shared:
+                    return True
+        return False
+
+    def _place(self, request: _Request, free: list[_Slot]) -> None:
+        memory = self.context.memory
+        slot = max(free, key=lambda s: _common(s.cached, request.tokens))
+        own = _common(slot.cached, request.tokens)
+        donor = max(self._slots, key=lambda s: _common(s.cached, request.tokens))
+        shared = _common(donor.cached, request.tokens)
+        keep = min(max(own, shared), len(request.tokens) - 1)  # the last prompt token must be decoded
+        if shared > own and donor is not slot:
+            llama_cpp.llama_memory_seq_rm(memory, slot.seq, 0, -1)
+            llama_cpp.llama_memory_seq_cp(memory, donor.seq, slot.seq, 0, keep)
+        else:
+            llama_cpp.llama_memory_seq_rm(memory, slot.seq, keep, -1)
+        slot.cached = request.tokens[:keep]
+        slot.request, slot.reused, slot.output, slot.next_token = request, keep, [], None
+
+    def _step(self) -> None:
+        """One llama.cpp batch: a token per generating slot, then prompt chunks."""
+        batch = self._batch.batch
+        batch.n_tokens = 0
+        outputs: list[tuple[_Slot, int]] = []
+        for slot in self._slots:
+            if slot.request is not None and slot.next_token is not None:
+                outputs.append((slot, self._add(slot, [slot.next_token])))
+        for slot in self._slots:
+            room = self.n_batch - batch.n_tokens
+            if room <= 0:
+                break
+            if slot.reading and slot.request is not None:
+                chunk = slot.request.tokens[len(slot.cached) : len(slot.cached) + room]
+                index = self._add(slot, chunk)
+                if len(slot.cached) == len(slot.request.tokens):
+                    outputs.append((slot, index))
+        if batch.n_tokens == 0:
+            return
+        for _, index in outputs:
+            batch.logits[index] = True
+        status = llama_cpp.llama_decode(self.context.ctx, batch)
+        if status != 0:
+            self._recover(status)
+            return
+        self.stats.steps += 1
+        for slot, index in outputs:
+            self._advance(slot, index)
+
+    def _add(self, slot: _Slot, tokens: list[int]) -> int:
+        """Append tokens of one slot to the batch; returns the index of the last one."""
+        batch = self._batch.batch
+        start = len(slot.cached)
+        for offset, token in enumerate(tokens):
+            i = batch.n_tokens
+            batch.token[i] = token
+            batch.pos[i] = start + offset
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = slot.seq
+            batch.logits[i] = False
+            batch.n_tokens += 1
+        slot.cached.extend(tokens)
+        if slot.next_token is not None and tokens == [slot.next_token]:
+            slot.next_token = None
+        return batch.n_tokens - 1
+
+    def _advance(self, slot: _Slot, index: int) -> None:
+        """Choose the slot's next token and finish the request when it is done."""
+        request = slot.request
+        assert request is not None
+        pointer = llama_cpp.llama_get_logits_ith(self.context.ctx, index)
+        logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))
+        token = request.chooser.choose(logits)
+        if llama_cpp.llama_vocab_is_eog(self.model.vocab, token):
+            self._finish(slot, "stop")
+            return
+        slot.output.append(token)
+        if request.stop and self._hit_stop(slot):
+            self._finish(slot, "stop")
+        elif len(slot.output) >= request.max_tokens or len(slot.cached) + 1 >= self.per_request_ctx:
+            self._finish(slot, "length")
+        elif request.future.cancelled():
+            self._finish(slot, "stop")
+        else:
+            slot.next_token = token
+
+    def _hit_stop(self, slot: _Slot) -> bool:
+        assert slot.request is not None
+        tail = self._text(slot.output[-16:])
+        return any(s in tail for s in slot.request.stop)
+
+    def _text(self, tokens: list[int]) -> str:
+        return self.model.detokenize(tokens).decode("utf-8", errors="replace")
+
+    def _finish(self, slot: _Slot, reason: str) -> None:
+        request = slot.request
+        assert request is not None
+        text = self._text(slot.output)
+        for stop in request.stop:
+            cut = text.find(stop)
+            if cut >= 0:
+                text = text[:cut]
+        result = Generated(
+            text=text,
+            prompt_tokens=len(request.tokens),
+            completion_tokens=len(slot.output),
+            cached_tokens=slot.reused,
+            finish_reason=reason,
+            seconds=time.monotonic() - request.started,
+        )
+        self.stats.requests += 1
+        self.stats.prompt_tokens += len(request.tokens)
+        self.stats.cached_tokens += slot.reused
+        self.stats.completion_tokens += len(slot.output)
+        request.chooser.close()
+        slot.request, slot.next_token = None, None
+        if not request.future.cancelled():
+            request.future.set_result(result)
+        with self._lock:
+            self._lock.notify_all()
+
+    def _recover(self, status: int) -> None:
+        """A batch llama.cpp could not place: fail the running requests, start clean.
+
+        Each request is capped at ``n_ctx // slots`` cells, so a full cache
+        should not happen; if it does, callers get a retryable error instead
+        of a half-written sequence.
+        """
+        log.warning("llama_decode returned %d; dropping the KV cache", status)
+        error = ContextFull("the KV cache is full; retry") if status == 1 else RuntimeError(f"llama_decode failed ({status})")
+        self._fail_all(error)
+
+    def _fail(self, slot: _Slot, exc: BaseException) -> None:
+        request = slot.request
+        slot.request, slot.next_token = None, None
+        if request is not None:
+            request.chooser.close()
+            if not request.future.done():
+                request.future.set_exception(exc)
+
+    def _fail_all(self, exc: BaseException) -> None:
+        memory = self.context.memory
+        for slot in self._slots:
+            if slot.request is not None:
+                self._fail(slot, exc)
+            llama_cpp.llama_memory_seq_rm(memory, slot.seq, 0, -1)
+            slot.cached = []
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    """Length of the common prefix of two token lists."""
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0
+    left, right = np.asarray(a[:n]), np.asarray(b[:n])
+    diff = np.flatnonzero(left != right)
+    return int(diff[0]) if len(diff) else n
+
+
+def describe(model: BatchedLlama) -> dict[str, Any]:
+    """Static facts for ``/v1/models`` metadata and logs."""
+    return {"n_ctx": model.n_ctx, "slots": model.slots_count, "per_request_ctx": model.per_request_ctx}

