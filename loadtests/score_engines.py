@@ -13,8 +13,11 @@ of ``configs/local.yaml``; the LLM is the embedded server started here
 
 Pairs scored: every pair the engine serves among the devset languages, except
 that the LLM (slow on CPU) is scored on pairs with English only unless
-``--llm-all-pairs``. Writes ``configs/routing.yaml`` (read by the Translator)
-and ``docs/translation-scores.md``; ``--merge`` keeps rows not re-scored.
+``--llm-all-pairs``. Lines go in requests of ``REQUEST_LINES``; a failed
+request scores as empty output; a pair whose first request is under
+``PROBE_FLOOR`` stops there. Writes ``configs/routing.yaml`` (read by the
+Translator) after every pair, and ``docs/translation-scores.md``; ``--merge``
+keeps the table and scores only what it lacks.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import datetime as dt
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +44,13 @@ from loadtests.llm_process import local_llm_server  # noqa: E402
 DEVSET = ROOT / "configs" / "devset"
 ROUTING = ROOT / "configs" / "routing.yaml"
 DOCS = ROOT / "docs" / "translation-scores.md"
+
+#: Lines per translation request while scoring (a game screen or a stretch of subtitles).
+REQUEST_LINES = 11
+
+#: A pair whose first request scores under this is recorded on that request alone: the full set
+#: cannot lift it to the floor, and a model that fails a pair is slow at it (re-asks, splits).
+PROBE_FLOOR = 25.0
 
 
 def load_devset(folder: Path = DEVSET) -> dict[str, list[str]]:
@@ -83,21 +94,52 @@ def pairs_to_score(
     return out
 
 
-def score_engine(engine: TranslatorEngine, devset: dict[str, list[str]], pairs: list[tuple[str, str]]) -> dict[str, float]:
+def score_engine(
+    engine: TranslatorEngine,
+    devset: dict[str, list[str]],
+    pairs: list[tuple[str, str]],
+    on_pair: Callable[[str, float], None] = lambda pair, score: None,
+) -> dict[str, float]:
+    """Corpus chrF per pair. Requests of ``REQUEST_LINES`` lines, as users send them; a request the
+    engine fails contributes empty translations (the score counts the failure)."""
     safe = SafeTranslator(engine)
     scores: dict[str, float] = {}
     for source, target in pairs:
         started = time.monotonic()
-        request = TranslationRequest(tuple(devset[source]), source, target)
-        try:
-            texts = list(safe.translate(request).texts)
-        except Exception as exc:  # a pair the engine claims but cannot do scores nothing
-            print(f"  {engine.name} {source}-{target}: failed ({exc})", flush=True)
-            continue
-        scores[f"{source}-{target}"] = chrf(texts, devset[target])
+        texts: list[str] = []
+        failed = 0
+        for first in range(0, len(devset[source]), REQUEST_LINES):
+            if first and _hopeless(texts, devset[target][:first]):
+                print(f"  {engine.name} {source}-{target}: the first {first} lines score under {PROBE_FLOOR}; stopping")
+                break
+            lines = tuple(devset[source][first : first + REQUEST_LINES])
+            try:
+                texts.extend(safe.translate(TranslationRequest(lines, source, target)).texts)
+            except Exception as exc:  # scored as empty output
+                print(f"  {engine.name} {source}-{target}: lines {first}-{first + len(lines) - 1} failed ({exc})")
+                texts.extend("" for _ in lines)
+                failed += len(lines)
+        if failed == len(texts):
+            continue  # nothing translated: the engine does not really serve the pair
+        scores[f"{source}-{target}"] = chrf(texts, devset[target][: len(texts)])
+        on_pair(f"{source}-{target}", scores[f"{source}-{target}"])
         seconds = time.monotonic() - started
-        print(f"  {engine.name} {source}-{target}: chrF {scores[f'{source}-{target}']} ({seconds:.1f} s)", flush=True)
+        note = f", {failed} lines failed" if failed else ""
+        print(f"  {engine.name} {source}-{target}: chrF {scores[f'{source}-{target}']} ({seconds:.1f} s{note})", flush=True)
     return scores
+
+
+def _hopeless(texts: list[str], references: list[str]) -> bool:
+    """Scored on a first request alone: far under the floor, so the rest would not change the verdict."""
+    return chrf(texts, references) < PROBE_FLOOR
+
+
+def done_pairs(engine: str) -> set[str]:
+    """Pairs the current table already scores for ``engine`` (skipped by ``--merge``)."""
+    if not ROUTING.exists():
+        return set()
+    table = yaml.safe_load(ROUTING.read_text(encoding="utf-8")) or {}
+    return {pair for pair, row in (table.get("pairs") or {}).items() if engine in (row.get("chrf") or {})}
 
 
 def write_table(results: dict[str, dict[str, float]], floor: float, merge: bool, devset_size: int) -> dict[str, Any]:
@@ -151,24 +193,38 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pairs", help="comma-separated pairs like en-de,de-en (default: all)")
     parser.add_argument("--llm-all-pairs", action="store_true", help="score the LLM on non-English pairs too")
     parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR)
-    parser.add_argument("--merge", action="store_true", help="keep scores of pairs and engines not re-scored")
+    parser.add_argument("--merge", action="store_true", help="keep the current table; score only what it lacks")
     options = parser.parse_args(argv)
     devset = load_devset()
     languages = sorted(devset)
     wanted = set(options.pairs.split(",")) if options.pairs else None
     results: dict[str, dict[str, float]] = {}
+
+    def save(engine: str) -> Callable[[str, float], None]:
+        def record(pair: str, score: float) -> None:
+            results.setdefault(engine, {})[pair] = score
+            write_table(results, options.floor, True, len(devset["en"]))  # after every pair: a stopped run loses nothing
+
+        return record
+
+    if not options.merge and ROUTING.exists():
+        ROUTING.unlink()
     for spec in engine_specs(options.engines.split(",")):
-        if spec["engine"] == "llm":
+        name = spec["engine"]
+        skip = done_pairs(name) if options.merge else set()
+        if name == "llm":
             with local_llm_server() as base_url:
                 engine = start_engine({**spec, "options": {**spec.get("options", {}), "base_url": base_url}}, TranslatorEngine)
-                results["llm"] = score_engine(engine, devset, pairs_to_score(engine, languages, wanted, options.llm_all_pairs))
+                pairs = [p for p in pairs_to_score(engine, languages, wanted, options.llm_all_pairs) if "-".join(p) not in skip]
+                score_engine(engine, devset, pairs, save(name))
                 print(f"  llm stats: {engine.describe()['stats']}", flush=True)
                 engine.shutdown()
             continue
         engine = start_engine(spec, TranslatorEngine)
-        results[engine.name] = score_engine(engine, devset, pairs_to_score(engine, languages, wanted, False))
+        pairs = [p for p in pairs_to_score(engine, languages, wanted, False) if "-".join(p) not in skip]
+        score_engine(engine, devset, pairs, save(name))
         engine.shutdown()
-    table = write_table(results, options.floor, options.merge, len(devset["en"]))
+    table = write_table(results, options.floor, True, len(devset["en"]))
     write_docs(table)
     served = sum(1 for row in table["pairs"].values() if row["served"])
     print(

@@ -136,6 +136,8 @@ def _response(body: LocalizationRequest, outcome: LocalizationOutcome, requested
         genre=body.genre,
         tone=body.tone,
         shortened=list(outcome.shortened),
+        engines={code: outcome.engines[code] for code in requested if code in outcome.engines},
+        fallback=[code for code in requested if code in outcome.fallback],
     ).model_dump()
 
 

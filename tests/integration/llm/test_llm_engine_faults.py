@@ -125,13 +125,13 @@ def test_completion_without_choices_is_a_failure(loopback: Make, engines) -> Non
 
 def test_context_hints_and_api_key_reach_the_server(loopback: Make, engines) -> None:
     server = stub(loopback, translating)
-    engine = engines(server.url, api_key="sekret", temperature=0.0, max_tokens=77)
+    engine = engines(server.url, api_key="sekret", temperature=0.0, max_tokens=40)
     hints = TranslationHints(tone="humorous", formality="informal", max_length=30)
     engine.translate(request("Go <x0/>!", context=("Earlier line",), hints=hints))
     seen = server.chat_requests()[0]
     system, user = (m["content"] for m in seen.body["messages"])
     assert seen.headers.get("Authorization") == "Bearer sekret"
-    assert seen.body["model"] == MODEL and seen.body["max_tokens"] == 77
+    assert seen.body["model"] == MODEL and seen.body["max_tokens"] == 40
     assert "humorous" in user and "informal" in user and "30 characters" in user
     assert "<x0/>" in system
     assert 'Context before (do not translate):\n- "Earlier line"' in user

@@ -1,4 +1,4 @@
-"""LLM engine against a real OpenAI-compatible server (cyllama + SmolLM2-135M).
+"""LLM engine against a real OpenAI-compatible server (the embedded llama.cpp server + SmolLM2-135M).
 
 Translation quality is irrelevant with a 135M model; what matters is the
 protocol: model discovery, one string per segment in order (or a clean

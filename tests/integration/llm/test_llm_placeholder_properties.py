@@ -10,7 +10,7 @@ the sentinels standing in for them. Two servers put that to the test:
   fences or answers with numbered lines, and sometimes miscounts so the
   engine has to re-ask or split the batch. No fallback is configured, so
   every string is the LLM's answer after repair;
-* the real cyllama server (SmolLM2-135M on CPU) with Apertium as fallback:
+* the embedded llama.cpp server (SmolLM2-135M on CPU) with Apertium as fallback:
   a tiny model mostly fails to answer in the requested shape, so either
   engine may answer a request; the guarantee must hold for both.
 """

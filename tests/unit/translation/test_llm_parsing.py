@@ -148,9 +148,18 @@ def test_batch_prompt_numbers_segments_marks_context_and_ends_with_the_pair() ->
     messages = batch_messages(["Hello", "two\nlines"], "en", "de", TranslationHints(), ["Earlier line"], ["Later"])
     lines = messages[1]["content"].splitlines()
     assert lines[:2] == ["Context before (do not translate):", '- "Earlier line"']
-    assert ['Segments (2):', '1. "Hello"', '2. "two\\nlines"'] == lines[3:6]
+    assert ["Segments (2):", "1. Hello", '2. "two\\nlines"'] == lines[3:6]
     assert "Context after (do not translate):" in lines and '- "Later"' in lines
     assert lines[-1] == "Translate the 2 segments from English into German."
+
+
+def test_segments_are_quoted_only_when_their_edges_or_line_breaks_need_it() -> None:
+    from deployments.engines.translation.llm_prompts import segment_line
+
+    assert segment_line("Press any key.") == "Press any key."
+    assert segment_line(" padded") == '" padded"'
+    assert segment_line('"Quoted," she said.') == '"\\"Quoted,\\" she said."'
+    assert segment_line("a\nb") == '"a\\nb"'
 
 
 def test_batch_prompt_without_context_has_no_context_block() -> None:

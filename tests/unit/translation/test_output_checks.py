@@ -268,6 +268,14 @@ GERMAN = PRESS_ANY_KEY["de"]
         # barely edited source text: the source language wins identification
         (PRESS_EN, "Press any key to continue and then save your game", "en", "de", "language"),
         (PRESS_EN, "Press a key to continue and save the game", "en", "de", "language"),
+        # a sentence-initial capital plus a kept name is not a title to discount
+        (
+            "The train to London leaves in twenty minutes.",
+            "The train to London leaves in 20 minutes.",
+            "en",
+            "de",
+            "language",
+        ),
         (PRESS_EN, "Press Taste to continue und save dein Spiel", "en", "de", "language"),
         (PRESS_EN, "Pulsa any key para continuar and save tu juego", "en", "es", "language"),
         (PRESS_EN, "Press a key to go on and store your progress", "en", "sr", "language"),

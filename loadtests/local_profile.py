@@ -1,0 +1,41 @@
+"""Run configs/local.yaml's two Serve applications (``mediatrans`` and ``llm``) on a free port, for benchmarks."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def local_apps() -> dict[str, dict[str, Any]]:
+    """The profile's applications by name (args and deployment options as written)."""
+    raw = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text(encoding="utf-8"))
+    return {app["name"]: app for app in raw["applications"]}
+
+
+def mediatrans_args(port: int, **overrides: Any) -> dict[str, Any]:
+    """The ``mediatrans`` args with the LLM engine pointed at this port's ``/llm/v1``."""
+    args = copy.deepcopy(local_apps()["mediatrans"]["args"])
+    for spec in args["translator"].get("engines", []):
+        if spec["engine"] == "llm":
+            spec["options"]["base_url"] = f"http://127.0.0.1:{port}/llm/v1"
+    args.update(overrides)
+    return args
+
+
+def run_llm_app() -> None:
+    """Deploy the ``llm`` application with the profile's args and replica options."""
+    from ray import serve
+
+    from deployments.llm_server import LLMServer, LLMServerArgs
+
+    app = local_apps()["llm"]
+    options = app["deployments"][0]
+    deployment = LLMServer.options(
+        ray_actor_options=options["ray_actor_options"], max_ongoing_requests=options["max_ongoing_requests"]
+    )
+    serve.run(deployment.bind(LLMServerArgs.model_validate(app["args"]).model_dump()), name="llm", route_prefix="/llm")
