@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -106,7 +105,7 @@ def game_latency(requests: int) -> None:
                     text = UI_STRINGS[i % len(UI_STRINGS)]
                     body = {"text": text, "content_type": "ui", "source_lang": "en", "target_langs": targets}
                     started = time.perf_counter()
-                    response = client.post("/v1/game/localization", content=json.dumps(body))
+                    response = client.post("/v1/game/localization", json=body)
                     elapsed = time.perf_counter() - started
                     response.raise_for_status()
                     engines.update(response.json().get("engines") or {})

@@ -17,6 +17,7 @@ review pass that checks and corrects the drafts.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -373,7 +374,7 @@ class _Job:
         if self.abort.is_set():
             raise _Abandoned
 
-    def abandon(self, futures: list[Future[list[str]]]) -> BaseException:
+    def abandon(self, futures: list[Future[None]]) -> BaseException:
         """Stop all batches and return the first real error, in batch order."""
         self.abort.set()
         for future in futures:
@@ -406,6 +407,7 @@ class LLMEngine(TranslatorEngine):
         max_backoff_s: cap on any single wait, ``Retry-After`` included (default 30).
         batch_size: segments per call (default 16).
         concurrency: batches in flight per request (default 4).
+        max_inflight: calls in flight across all requests of this engine (default 16).
         max_tokens: completion budget per call (default 2048).
         temperature: sampling temperature (default 0, for repeatable output).
         languages: API codes served; variants (``pt-BR``) are targets only.
@@ -426,6 +428,7 @@ class LLMEngine(TranslatorEngine):
         self.timeout_s = float(options.get("timeout_s", 60.0))
         self.batch_size = max(1, int(options.get("batch_size", 16)))
         self.concurrency = max(1, int(options.get("concurrency", 4)))
+        self.max_inflight = max(self.concurrency, int(options.get("max_inflight", 16)))
         self.max_tokens = int(options.get("max_tokens", 2048))
         self.temperature = float(options.get("temperature", 0.0))
         self.structured_output: str | None = options.get("structured_output")
@@ -453,7 +456,9 @@ class LLMEngine(TranslatorEngine):
             backoff_s=float(self.options.get("backoff_s", 0.5)),
             max_backoff_s=float(self.options.get("max_backoff_s", 30.0)),
         )
-        self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="llm-batch")
+        # Shared by every request of the replica: several requests (one game string's targets) must be
+        # in flight together for the server to decode them in one batch.
+        self._pool = ThreadPoolExecutor(self.max_inflight, thread_name_prefix="llm-batch")
         try:
             self.model = self._check_model(self._wait_for_models())
         except Exception:
@@ -489,7 +494,7 @@ class LLMEngine(TranslatorEngine):
         api_key = self.options.get("api_key")
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        limits = httpx.Limits(max_keepalive_connections=self.concurrency, max_connections=self.concurrency * 2)
+        limits = httpx.Limits(max_keepalive_connections=self.max_inflight, max_connections=self.max_inflight * 2)
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=self.timeout_s, limits=limits)
 
     def _list_models(self) -> list[str]:
@@ -560,12 +565,22 @@ class LLMEngine(TranslatorEngine):
         self._stats.add("batches", len(batches))
         assert self._pool is not None
         job = _Job(request)
-        windows = context_windows(cores, len(batches), self.batch_size, request)
-        futures = [self._pool.submit(self._translate_batch, b, job, self.max_split_depth, w) for b, w in zip(batches, windows)]
+        work = list(zip(batches, context_windows(cores, len(batches), self.batch_size, request)))
+        results: list[list[str]] = [[] for _ in work]
+        order = itertools.count()  # batches start in order, at most ``concurrency`` of them at once
+
+        def worker() -> None:
+            for i in iter(order.__next__, None):
+                if i >= len(work):
+                    return
+                job.check()
+                results[i] = self._translate_batch(work[i][0], job, self.max_split_depth, work[i][1])
+
+        futures = [self._pool.submit(worker) for _ in range(min(self.concurrency, len(work)))]
         wait(futures, return_when=FIRST_EXCEPTION)
         if any(f.cancelled() or (f.done() and f.exception()) for f in futures):
             raise job.abandon(futures)
-        return [text for future in futures for text in future.result()]
+        return [text for batch in results for text in batch]
 
     def summarize(self, texts: list[str], language: str, max_chars: int = 6000) -> str:
         """A two-sentence English summary of a transcript (context for professional video translation)."""
