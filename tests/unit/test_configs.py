@@ -44,7 +44,7 @@ def test_local_profile_fits_two_cores() -> None:
         for app in raw["applications"]
         for d in app["deployments"]
     )
-    assert total <= 2
+    assert round(total, 6) <= 2  # summed floats: 0.1 + 0.2 is not exactly 0.3
 
 
 def test_gpu_profile_uses_llm_with_fallback_and_autoscaling() -> None:
