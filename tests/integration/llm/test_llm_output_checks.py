@@ -144,9 +144,9 @@ def test_each_batch_sees_its_neighbouring_lines_as_context(serve, engines) -> No
     engine = engines(server.url, batch_size=2, concurrency=1, output_checks=False)
     engine.translate(TranslationRequest(tuple(lines), "en", "de", context=("Earlier.",), following=("Later.",)))
     users = sorted((s.body["messages"][-1]["content"] for s in server.chat_requests()), key=lambda u: u.find("Line number"))
-    middle = next(u for u in users if '1. Line number 2' in u)
+    middle = next(u for u in users if "1. Line number 2" in u)
     assert '- "Line number 1 of the story goes here."' in middle and '- "Line number 4 of the story goes here."' in middle
-    first = next(u for u in users if '1. Line number 0' in u)
+    first = next(u for u in users if "1. Line number 0" in u)
     assert '- "Earlier."' in first
-    last = next(u for u in users if '1. Line number 4' in u)
+    last = next(u for u in users if "1. Line number 4" in u)
     assert '- "Later."' in last

@@ -148,7 +148,7 @@ def test_batch_prompt_numbers_segments_marks_context_and_ends_with_the_pair() ->
     messages = batch_messages(["Hello", "two\nlines"], "en", "de", TranslationHints(), ["Earlier line"], ["Later"])
     lines = messages[1]["content"].splitlines()
     assert lines[:2] == ["Context before (do not translate):", '- "Earlier line"']
-    assert ["Segments (2):", "1. Hello", '2. "two\\nlines"'] == lines[3:6]
+    assert lines[3:6] == ["Segments (2):", "1. Hello", '2. "two\\nlines"']
     assert "Context after (do not translate):" in lines and '- "Later"' in lines
     assert lines[-1] == "Translate the 2 segments from English into German."
 

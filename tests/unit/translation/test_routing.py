@@ -80,7 +80,7 @@ def test_prefer_moves_an_engine_first_only_above_the_floor() -> None:
 
 
 def test_without_a_table_engines_keep_configuration_order_and_every_pair_is_offered() -> None:
-    llm, apertium, fast = engines()
+    llm, apertium, _fast = engines()
     router = Router([apertium, llm])
     assert [e.name for e in router.chain("en", "es")] == ["apertium", "llm"]
     assert ("en", "ko") in router.pairs() and ("en", "ja") in router.pairs()
