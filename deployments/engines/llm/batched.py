@@ -26,7 +26,6 @@ import threading
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
 
 import llama_cpp
 import numpy as np
@@ -401,8 +400,3 @@ def _common(a: list[int], b: list[int]) -> int:
     left, right = np.asarray(a[:n]), np.asarray(b[:n])
     diff = np.flatnonzero(left != right)
     return int(diff[0]) if len(diff) else n
-
-
-def describe(model: BatchedLlama) -> dict[str, Any]:
-    """Static facts for ``/v1/models`` metadata and logs."""
-    return {"n_ctx": model.n_ctx, "slots": model.slots_count, "per_request_ctx": model.per_request_ctx}

