@@ -26,6 +26,8 @@ ENGINES: dict[str, str] = {
     "xtts": "deployments.engines.tts.xtts:XttsEngine",
     "kokoro-fit": "deployments.engines.voice.kokoro_cloner:KokoroCloner",
     "xtts-clone": "deployments.engines.voice.xtts_cloner:XttsCloner",
+    "embedded-diarizer": "deployments.engines.diarization.embedded:EmbeddedDiarizer",
+    "pyannote": "deployments.engines.diarization.pyannote_engine:PyannoteDiarizer",
 }
 
 

@@ -1,0 +1,1 @@
+"""Speaker diarization: who speaks when, behind one engine interface (CPU embedded and GPU pyannote)."""

@@ -1,0 +1,1 @@
+"""Diarization quality on real and synthetic dialogues (real models)."""

@@ -1,0 +1,1 @@
+"""Unit tests of speaker diarization: clustering, speaker assignment, engine availability."""
