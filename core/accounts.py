@@ -28,7 +28,19 @@ DEFAULT_BURST = 60
 DEFAULT_VOICE_SLOTS = 10
 
 #: Metrics with a monthly plan quota. A missing limit means unlimited.
-QUOTA_METRICS = ("video_tasks", "video_minutes", "voice_clones", "tts_characters", "game_characters", "grammar_characters")
+QUOTA_METRICS = (
+    "video_tasks",
+    "video_minutes",
+    "voice_clones",
+    "tts_characters",
+    "game_characters",
+    "grammar_characters",
+    # Extras of video tasks, billed on top of video_minutes (contract 4.1 billing notes; docs/billing.md).
+    "diarization_minutes",
+    "professional_minutes",
+    "dubbing_seconds",
+    "dubbing_professional_seconds",
+)
 
 
 def hash_token(token: str) -> str:

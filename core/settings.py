@@ -98,6 +98,31 @@ class VoiceClonerArgs(EngineSpec):
     sync_timeout_s: float = Field(120.0, gt=0, description="Deadline of a synchronous clone.")
 
 
+class DiarizerArgs(EngineSpec):
+    """The Diarizer deployment: ``embedded-diarizer`` (Silero VAD + VoiceFilter d-vectors) on CPU, ``pyannote`` on GPU."""
+
+
+class DubbingArgs(BaseModel):
+    """AI dubbing in video tasks (docs/dubbing.md); needs the TTS deployment.
+
+    Attributes:
+        voice_ranking: measured voice order per language (professional voices), written by loadtests/score_voices.py.
+        separation_threads: libDF states separating speech from background at once in a worker.
+        fitted_voices: use an account's fitted voice for a diarized speaker whose timbre it matches.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    voice_ranking: str | None = "configs/dubbing-voices.yaml"
+    separation_threads: int = Field(1, ge=1)
+    fitted_voices: bool = True
+
+    @field_validator("voice_ranking")
+    @classmethod
+    def _path(cls, value: str | None) -> str | None:
+        return project_path(value) if value else None
+
+
 class BodyLimits(BaseModel):
     """Streaming request-body caps in bytes, per endpoint family."""
 
@@ -250,6 +275,8 @@ class AppArgs(BaseModel):
     grammar: GrammarArgs | None = None
     tts: TtsArgs | None = None
     voice_cloner: VoiceClonerArgs | None = None
+    diarizer: DiarizerArgs | None = None
+    dubbing: DubbingArgs = Field(default_factory=DubbingArgs)
     worker: WorkerArgs = Field(default_factory=WorkerArgs)
     url_policy: UrlPolicyArgs = Field(default_factory=UrlPolicyArgs)
     storage: StorageArgs = Field(default_factory=StorageArgs)

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import numpy as np
 from ray import serve
 
 from deployments.engines.registry import start_engine
@@ -44,6 +45,14 @@ class TTS:
         chunks = self.synthesizer.stream(request)
         while (chunk := await asyncio.to_thread(next, chunks, _DONE)) is not _DONE:
             yield chunk  # type: ignore[misc]
+
+    async def synthesize(self, request: SpeechRequest, semitones: float = 0.0) -> tuple[np.ndarray, int]:
+        """One dubbing line as raw float32 samples and their rate (the pipeline times and mixes it)."""
+        return await asyncio.to_thread(self.synthesizer.render, request, semitones)
+
+    def voice_catalogue(self, lang: str) -> list[dict[str, Any]]:
+        """Voices that speak ``lang``, best first per engine, with gender and measured quality (dubbing voice choice)."""
+        return [{**v.public(), "quality": v.quality} for v in self.synthesizer.voices(lang)]
 
     def voices(self) -> list[dict[str, Any]]:
         return [v.public() for v in self.synthesizer.voices()]

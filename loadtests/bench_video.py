@@ -119,8 +119,11 @@ print(time.perf_counter() - start, words)
     return float(out[0])
 
 
-def service_job(video: Path, engines: list[str]) -> dict[str, tuple[float, dict]]:
-    """One job per ``engine`` value, in order, on one service; (wall time, task) of each."""
+def service_job(video: Path, jobs: dict[str, dict[str, str]]) -> dict[str, tuple[float, dict, dict[str, float]]]:
+    """One job per entry (label → extra form fields), in order, on one service.
+
+    Returns per label (wall time, final task, seconds per stage as seen by polling every 0.25 s).
+    """
     import ray
     from ray import serve
 
@@ -145,28 +148,34 @@ def service_job(video: Path, engines: list[str]) -> dict[str, tuple[float, dict]
         wait_http_ok(f"{base}/readyz", 600)
         token = make_token(redis_url)
         headers = {"Authorization": f"Bearer {token}"}
-        results: dict[str, tuple[float, dict]] = {}
+        results: dict[str, tuple[float, dict, dict[str, float]]] = {}
         with httpx.Client(base_url=base, timeout=120) as client:
-            for engine in engines:
+            for label, fields in jobs.items():
                 started = time.perf_counter()
                 with video.open("rb") as fh:
                     response = client.post(
                         "/v1/video/translate",
                         headers=headers,
-                        data={"target_lang": "es", "source_lang": "en", "engine": engine},
+                        data={"target_lang": "es", "source_lang": "en", **fields},
                         files={"file": (video.name, fh, "video/mp4")},
                     )
                 response.raise_for_status()
                 task_id = response.json()["task_id"]
+                stages: dict[str, float] = {}
+                last = started
                 while True:
                     task = client.get(f"/v1/video/task/{task_id}", headers=headers).json()
+                    now = time.perf_counter()
+                    stage = task.get("stage") or task["status"]
+                    stages[stage] = stages.get(stage, 0.0) + now - last
+                    last = now
                     if task["status"] in ("completed", "failed"):
                         break
-                    time.sleep(0.5)
-                results[engine] = (time.perf_counter() - started, task)
-                if task["status"] == "completed":
+                    time.sleep(0.25)
+                results[label] = (time.perf_counter() - started, task, stages)
+                if task["status"] == "completed" and "subtitle_url" in task["result"]:
                     srt = client.get(task["result"]["subtitle_url"]).text
-                    print(f"  {engine}: first cues:\n" + "\n".join(srt.splitlines()[:12]))
+                    print(f"  {label}: first cues:\n" + "\n".join(srt.splitlines()[:12]))
         serve.shutdown()
         ray.shutdown()
     return results
@@ -181,18 +190,18 @@ def main() -> None:
     duration = args.minutes * 60
     print(f"video: {video} ({duration:.0f} s of real speech, looped codec2-examples recordings)")
     bare = [bare_whisper(video)]
-    jobs = service_job(video, args.engines.split(","))
-    for engine, (job_s, task) in jobs.items():
+    jobs = service_job(video, {engine: {"engine": engine} for engine in args.engines.split(",")})
+    for engine, (job_s, task, _stages) in jobs.items():
         assert task["status"] == "completed", task
         chars = task["result"]["char_count"]
         print(f"  service job engine={engine} (upload → SRT, en → es): {job_s:.1f} s, {chars} translated characters")
     bare.append(bare_whisper(video))
     bare_s = statistics.median(bare)
     print(f"\nvideo duration           {duration:8.1f} s")
-    for engine, (job_s, _) in jobs.items():
+    for engine, (job_s, _, _) in jobs.items():
         print(f"job wall time, {engine:12} {job_s:8.1f} s   = {job_s / duration:.3f} x video duration")
     print(f"bare faster-whisper      {bare_s:8.1f} s   = {bare_s / duration:.3f} x video duration")
-    for engine, (job_s, _) in jobs.items():
+    for engine, (job_s, _, _) in jobs.items():
         print(f"ratio job / bare, {engine:12} {job_s / bare_s:6.2f}")
 
 

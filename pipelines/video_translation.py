@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -22,14 +23,20 @@ from core.specs.video import UploadSource, UrlSource, VideoJobSpec
 from deployments.capabilities import primary, translates
 from deployments.engines.asr.audio import SAMPLE_RATE, load_audio
 from deployments.engines.asr.types import Transcript
-from deployments.engines.errors import InvalidInput, UnsupportedLanguage
+from deployments.engines.diarization.assign import assign_speakers
+from deployments.engines.diarization.base import Diarization
+from deployments.engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
 from deployments.engines.media.ffmpeg import burn_subtitles, extract_audio, resolve_font
 from deployments.engines.media.probe import MediaInfo, probe, validate
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
+from pipelines.dubbing.dubber import DubbingDeps, DubRequest, dub
+from pipelines.dubbing.lines import DubLine, display_names, dub_lines
+from pipelines.dubbing.voices import Speaker
 from pipelines.progress import Progress
 from pipelines.subtitles import (
     Cue,
+    ProfanityFilter,
     SegmentationOptions,
     SubtitleStyle,
     censor_cues,
@@ -41,6 +48,13 @@ from pipelines.subtitles import (
 from pipelines.subtitles.translation import group_sentences
 
 SUBTITLE_TYPES = {"srt": "application/x-subrip", "vtt": "text/vtt", "ass": "text/x-ssa"}
+#: Published files: kind → (download name, content type).
+OUTPUT_FILES = {
+    **{kind: (f"video.{kind}", content_type) for kind, content_type in SUBTITLE_TYPES.items()},
+    "burned_video": ("video.mp4", "video/mp4"),
+    "dubbed_video": ("video.dubbed.mp4", "video/mp4"),
+    "dubbing_report": ("dubbing.json", "application/json"),
+}
 DETECT_WINDOW_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -65,6 +79,9 @@ class PipelineDeps:
         timeout_s: deadline of each ffmpeg step.
         summarize: (transcript sentences, language) → a short English summary, for
             ``engine=professional`` (None when no LLM is configured).
+        diarize: (audio, speaker_count, offset, on_fraction) → speaker turns of the whole recording
+            (None: no diarizer deployed).
+        dubbing: what dubbing calls out to (None: no TTS deployed).
     """
 
     obtain: Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]
@@ -76,6 +93,17 @@ class PipelineDeps:
     publish: Callable[[Path, str, str], Awaitable[str]]
     timeout_s: float
     summarize: Callable[[list[str], str], Awaitable[str | None]] | None = None
+    diarize: Callable[[np.ndarray, int | None, float, Callable[[float], None]], Awaitable[Diarization]] | None = None
+    dubbing: DubbingDeps | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Translated:
+    """Subtitle cues of the translation, and the sentence groups they came from (dubbing speaks those)."""
+
+    cues: list[Cue]
+    char_count: int
+    lines: list[DubLine]
 
 
 async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
@@ -105,19 +133,79 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     await _check_pair(deps, language, spec.target_lang)
     transcript = await deps.transcribe(audio, language, start, _reporter(progress, "recognizing"))
 
+    speakers: list[Speaker] = []
+    if spec.enable_diarization:
+        await progress.enter("diarizing")
+        transcript, speakers = await _diarize(spec, audio, start, transcript, deps, progress)
+
     await progress.enter("translating")
-    cues, char_count = await _translated_cues(spec, transcript, language, deps)
+    translated = await _translated_cues(spec, transcript, language, deps)
 
     await progress.enter("synthesizing")
-    outputs = await _render(spec, cues, info, media, workdir, deps)
+    source, dubbed = media, None
+    if spec.enable_dubbing:
+        dubbed = await _dub(spec, translated, speakers, language, info, media, workdir, deps, progress)
+        source = dubbed[0]
+    outputs = await _render(spec, translated.cues, info, source, workdir, deps)
+    if dubbed is not None:
+        outputs["dubbed_video"] = dubbed[0]
+        outputs["dubbing_report"] = _write(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
 
     await progress.enter("packaging")
-    return {
+    result = {
         **await _publish(spec, outputs, deps),
         "duration": round(info.duration, 3),
-        "char_count": char_count,
+        "char_count": translated.char_count,
         "source_lang": language,
     }
+    if spec.enable_diarization:
+        result["speakers"] = [{"speaker": s.name, "seconds": round(s.seconds, 1), "gender": s.gender} for s in speakers]
+    return result
+
+
+async def _diarize(
+    spec: VideoJobSpec, audio: np.ndarray, start: float, transcript: Transcript, deps: PipelineDeps, progress: Progress
+) -> tuple[Transcript, list[Speaker]]:
+    """Speaker turns over the whole recording, then each word's speaker by time."""
+    if deps.diarize is None:
+        raise EngineUnavailable("speaker diarization is not deployed on this service")
+    diarization = await deps.diarize(audio, spec.speaker_count, start, _reporter(progress, "diarizing"))
+    transcript = assign_speakers(transcript, diarization)
+    names = display_names(transcript)
+    speakers = [
+        Speaker(names[p.speaker], p.seconds, p.gender, p.gender_confidence, tuple(p.embedding))
+        for p in diarization.speakers
+        if p.speaker in names
+    ]
+    return transcript, sorted(speakers, key=lambda s: int(s.name.rsplit(" ", 1)[-1]))
+
+
+async def _dub(
+    spec: VideoJobSpec,
+    translated: _Translated,
+    speakers: list[Speaker],
+    language: str,
+    info: MediaInfo,
+    media: Path,
+    workdir: Path,
+    deps: PipelineDeps,
+    progress: Progress,
+) -> tuple[Path, dict[str, Any]]:
+    if deps.dubbing is None:
+        raise EngineUnavailable("AI dubbing needs the TTS deployment, which is not deployed on this service")
+    start, end = _range(spec, info)
+    request = DubRequest(
+        voice=spec.dubbing_voice, speed=spec.dubbing_speed, bg_music=spec.dubbing_bg_music, target_lang=spec.target_lang,
+        source_lang=language, start=start, end=end if end is not None else info.duration, engine=spec.engine,
+    )  # fmt: skip
+    glossary = spec.glossary.engine_glossary() if spec.glossary else None
+    glossary = glossary if glossary and glossary.applies_to(language, spec.target_lang) else None
+
+    async def translate(request: TranslationRequest) -> TranslationResult:
+        return await deps.translate(request, glossary)
+
+    reporter = _reporter(progress, "synthesizing")
+    return await dub(request, translated.lines, speakers, media, workdir, deps.dubbing, translate, reporter, deps.timeout_s)
 
 
 def _range(spec: VideoJobSpec, info: MediaInfo) -> tuple[float, float | None]:
@@ -143,10 +231,10 @@ def _reporter(progress: Progress, stage: str) -> Callable[[float], None]:
     return report
 
 
-async def _translated_cues(
-    spec: VideoJobSpec, transcript: Transcript, language: str, deps: PipelineDeps
-) -> tuple[list[Cue], int]:
-    options = SegmentationOptions(max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration)
+async def _translated_cues(spec: VideoJobSpec, transcript: Transcript, language: str, deps: PipelineDeps) -> _Translated:
+    options = SegmentationOptions(
+        max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration, speaker_labels=spec.enable_diarization
+    )
     cues = segment_segments(transcript.segments, options)
     groups = group_sentences(cues)
     sentences = [" ".join(cue_text(c) for c in group) for group in groups]
@@ -154,7 +242,10 @@ async def _translated_cues(
     laid_out = translate_sentences(groups, translations, options, bilingual=spec.bilingual)
     if spec.profanity_filter:
         laid_out = censor_cues(laid_out, spec.target_lang, language if spec.bilingual else None)
-    return laid_out, sum(len(t) for t in translations)
+        spoken = ProfanityFilter(spec.target_lang)
+        translations = [spoken.censor(t) for t in translations]
+    lines = dub_lines(groups, translations, sentences) if spec.enable_dubbing else []
+    return _Translated(laid_out, sum(len(t) for t in translations), lines)
 
 
 async def _translate_all(sentences: list[str], language: str, spec: VideoJobSpec, deps: PipelineDeps) -> list[str]:
@@ -214,14 +305,19 @@ def _write(path: Path, text: str) -> Path:
 async def _publish(spec: VideoJobSpec, outputs: dict[str, Path], deps: PipelineDeps) -> dict[str, Any]:
     urls: dict[str, str] = {}
     for kind, path in outputs.items():
-        content_type = SUBTITLE_TYPES.get(kind, "video/mp4")
-        name = f"video.{'mp4' if kind == 'burned_video' else kind}"
+        name, content_type = OUTPUT_FILES[kind]
         urls[kind] = await deps.publish(path, name, content_type)
+    result: dict[str, Any] = {}
     if spec.output_format == "all":
-        return {"files": urls}
-    if spec.output_format == "burned_video":
-        return {"video_url": urls["burned_video"]}
-    return {"subtitle_url": urls[spec.output_format]}
+        result["files"] = {kind: url for kind, url in urls.items() if kind != "dubbing_report"}
+    elif spec.output_format == "burned_video":
+        result["video_url"] = urls["burned_video"]  # burned onto the dubbed video when dubbing
+    else:
+        result["subtitle_url"] = urls[spec.output_format]
+    if "dubbed_video" in urls:
+        result.setdefault("video_url", urls["dubbed_video"])
+        result["dubbing_report_url"] = urls["dubbing_report"]
+    return result
 
 
 def style_of(spec: VideoJobSpec) -> SubtitleStyle:

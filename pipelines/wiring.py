@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import numpy as np
 
 from core.errors import ApiError, ErrorKind
-from core.specs.video import MAX_VIDEO_BYTES, UploadSource, UrlSource, VideoJobSpec, billable_minutes
+from core.specs.video import MAX_VIDEO_BYTES, UploadSource, UrlSource, VideoJobSpec, billable_minutes, feature_charges
 from core.tasks import Task
 from deployments.engines.asr.audio import SAMPLE_RATE
 from deployments.engines.asr.types import Transcript
+from deployments.engines.diarization.base import Diarization
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.media.probe import MediaInfo
 from deployments.engines.net.fetch import download
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from pipelines.chunked_asr import ChunkedAsrOptions, transcribe_long
+from pipelines.dubbing.wiring import dubbing_deps
 from pipelines.services import WorkerServices
 from pipelines.video_translation import PipelineDeps
 
@@ -45,13 +47,15 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         return dest
 
     async def admit(info: MediaInfo) -> None:
-        """A fetched URL's minutes are charged once its duration is known (uploads paid at submission)."""
+        """A fetched URL's minutes and feature extras are charged once its duration is known (uploads paid at submission)."""
         if not isinstance(spec.source, UrlSource):
             return
         account = await services.accounts.get(task.account_id)
         if account is None:
             raise ApiError(ErrorKind.FORBIDDEN, "The account of this task no longer exists.")
-        await services.quotas.consume_once(account, "video_minutes", billable_minutes(info.duration), charge_id=task.task_id)
+        charges = [("video_minutes", billable_minutes(info.duration)), *feature_charges(spec, info.duration)]
+        for metric, amount in charges:
+            await services.quotas.consume_once(account, metric, amount, charge_id=task.task_id)
 
     async def detect_language(audio: np.ndarray) -> tuple[str, float]:
         result: tuple[str, float] = await asr.detect_language.remote(audio)
@@ -95,4 +99,25 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         publish,
         timeout_s=args.worker.step_timeout_s,
         summarize=summarize,
+        diarize=_diarize(services),
+        dubbing=dubbing_deps(services),
     )
+
+
+def _diarize(services: WorkerServices) -> Callable[..., Awaitable[Diarization]] | None:
+    diarizer = services.handles.get("diarizer")
+    if diarizer is None:
+        return None
+
+    async def diarize(audio: np.ndarray, speakers: int | None, offset: float, report: Callable[[float], None]) -> Diarization:
+        result: Diarization | None = None
+        async for item in diarizer.options(stream=True).diarize_stream.remote(audio, speakers, offset):
+            if "progress" in item:
+                report(float(item["progress"]))
+            else:
+                result = item["diarization"]
+        if result is None:
+            raise EngineUnavailable("the diarizer ended without a result")
+        return result
+
+    return diarize

@@ -43,9 +43,15 @@ def build_app(args: dict[str, Any]) -> Application:
         from deployments.asr import ASR
 
         handles["asr"] = ASR.bind(config.asr.model_dump())
+        if config.diarizer is not None:
+            from deployments.diarizer import Diarizer
+
+            handles["diarizer"] = Diarizer.bind(config.diarizer.model_dump())
     if "asr" in handles or "voice_cloner" in handles:  # the job worker runs video tasks and voice trainings
         from pipelines.worker import JobWorker
 
-        worker_handles = {name: handles[name] for name in ("asr", "translator", "voice_cloner") if name in handles}
+        worker_handles = {
+            name: handles[name] for name in ("asr", "translator", "voice_cloner", "diarizer", "tts") if name in handles
+        }
         handles["worker"] = JobWorker.bind(config.model_dump(), worker_handles)
     return Ingress.bind(config.model_dump(), handles)

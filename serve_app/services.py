@@ -101,6 +101,7 @@ class Services:
     grammar_catalogue: TimedCache
     voices: VoiceStore
     tts_voices: TimedCache
+    tts_languages: TimedCache
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:
@@ -125,4 +126,5 @@ class Services:
             grammar_catalogue=TimedCache(args.capabilities_refresh_s),
             voices=VoiceStore(redis),
             tts_voices=TimedCache(args.capabilities_refresh_s),
+            tts_languages=TimedCache(args.capabilities_refresh_s),
         )

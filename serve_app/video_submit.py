@@ -62,8 +62,8 @@ def parse_params(form: FormBody) -> VideoTranslateParams:
 async def validate_submission(services: Services, account: Account, form: FormBody) -> Submission:
     params = parse_params(form)
     _check_source(params, form.file)
-    _check_features(params)
     target, source = _languages(services, params)
+    await _check_features(services, params, target)
     await _check_pair(services, source, target)
     for field in ("video_url", "callback_url"):
         if getattr(params, field):
@@ -82,12 +82,27 @@ def _check_source(params: VideoTranslateParams, file: UploadedFile | None) -> No
         raise ApiError(ErrorKind.UNSUPPORTED_VIDEO, "The uploaded file is empty.")
 
 
-def _check_features(params: VideoTranslateParams) -> None:
-    """Features this deployment does not run are refused rather than silently ignored."""
+async def _check_features(services: Services, params: VideoTranslateParams, target: str) -> None:
+    """Dubbing and diarization need their deployments; their parameters need them switched on.
+
+    A parameter that would have no effect is refused rather than silently ignored.
+    """
+    given = params.model_fields_set
+    if not params.enable_dubbing:
+        for name in ("dubbing_voice", "dubbing_speed", "dubbing_bg_music"):
+            if name in given:
+                raise ApiError(ErrorKind.INVALID_PARAMETER, f"{name} applies only with enable_dubbing=true.")
+    if not params.enable_diarization and params.speaker_count is not None:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "speaker_count applies only with enable_diarization=true.")
+    if params.enable_diarization and "diarizer" not in services.handles:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_diarization: speaker diarization is not deployed on this service.")
     if params.enable_dubbing:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: AI dubbing is not available on this service.")
-    if params.enable_diarization:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_diarization: speaker diarization is not available on this service.")
+        tts = services.handles.get("tts")
+        if tts is None:
+            raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: speech synthesis is not deployed on this service.")
+        languages: list[str] = await services.tts_languages.get(lambda: asyncio.wait_for(tts.languages.remote(), 30))
+        if primary(target) not in languages:
+            raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"enable_dubbing: no voice speaks {target} on this service.")
 
 
 def _languages(services: Services, params: VideoTranslateParams) -> tuple[str, str | None]:

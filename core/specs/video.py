@@ -119,7 +119,9 @@ class VideoOptions(BaseModel):
 
     @property
     def speed_kind(self) -> str:
-        """Which measured speed estimates this task (burning is the slow part)."""
+        """Which measured speed estimates this task (dubbing, then burning, are the slow parts)."""
+        if self.enable_dubbing:
+            return "dub"
         return "burn" if self.burns else "subtitles"
 
 
@@ -180,3 +182,32 @@ class VideoJobSpec(VideoOptions):
 def billable_minutes(seconds: float | None) -> int:
     """Minutes charged to the ``video_minutes`` quota for media this long (started minutes; 0 when unknown)."""
     return max(1, math.ceil(seconds / 60)) if seconds else 0
+
+
+def processed_seconds(options: VideoOptions, duration: float | None) -> float | None:
+    """Seconds of the media a task works on: ``start_time`` to ``end_time`` (or the end)."""
+    if duration is None:
+        return None
+    end = min(options.end_time, duration) if options.end_time is not None else duration
+    return max(0.0, end - options.start_time)
+
+
+def feature_charges(options: VideoOptions, duration: float | None) -> list[tuple[str, int]]:
+    """Extra usage of a task's features, on top of ``video_minutes`` (docs/billing.md).
+
+    Diarization and the professional engine are counted in started minutes of the processed range;
+    dubbing in started seconds of dubbed audio (the processed range, whose whole audio track is
+    replaced), separately for standard and professional voices.
+    """
+    seconds = processed_seconds(options, duration)
+    if not seconds:
+        return []
+    charges: list[tuple[str, int]] = []
+    if options.enable_diarization:
+        charges.append(("diarization_minutes", billable_minutes(seconds)))
+    if options.engine == "professional":
+        charges.append(("professional_minutes", billable_minutes(seconds)))
+    if options.enable_dubbing:
+        metric = "dubbing_professional_seconds" if options.dubbing_voice.startswith("professional") else "dubbing_seconds"
+        charges.append((metric, max(1, math.ceil(seconds))))
+    return charges

@@ -17,7 +17,7 @@ class SpeedStats:
     """
 
     ALPHA = 0.3
-    DEFAULTS: ClassVar[dict[str, float]] = {"subtitles": 0.5, "burn": 1.0}
+    DEFAULTS: ClassVar[dict[str, float]] = {"subtitles": 0.5, "burn": 1.0, "dub": 1.5}
     FIXED_OVERHEAD_S = 5.0
 
     def __init__(self, redis: Redis) -> None:

@@ -11,7 +11,7 @@ from core import keys
 from core.accounts import Account
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
-from core.specs.video import UploadSource, UrlSource, billable_minutes
+from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
 from core.tasks import iso
 from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
 from serve_app.idempotency import fingerprint
@@ -96,6 +96,7 @@ async def submit_task(request: Request) -> Response:
 
 async def _create_task(services: Services, account: Account, form: FormBody, submission: Submission) -> Response:
     charges = [("video_tasks", 1), ("video_minutes", billable_minutes(submission.media_seconds))]
+    charges += feature_charges(submission.options, submission.media_seconds)
     charged: list[tuple[str, int]] = []
     try:
         for metric, amount in charges:

@@ -54,7 +54,9 @@ def wait_done(client: httpx.Client, headers: dict[str, str], task_id: str, timeo
             return task
         assert task["status"] in ("queued", "processing")
         if task["status"] == "processing":
-            assert task["stage"] in ("validating", "extracting", "recognizing", "translating", "synthesizing", "packaging")
+            assert task["stage"] in (
+                "validating", "extracting", "recognizing", "diarizing", "translating", "synthesizing", "packaging"
+            )  # fmt: skip
             assert isinstance(task["estimated_seconds"], int)
         time.sleep(0.5)
     raise AssertionError(f"task {task_id} not finished after {timeout_s}s")
@@ -167,9 +169,21 @@ def test_submission_errors(client: httpx.Client, auth: dict[str, str], talk: Pat
         ("max_subtitle_length", 5),
         ("start_time", -1),
         ("unknown_field", 1),
-        ("enable_dubbing", True),
+        ("dubbing_speed", 1.2),  # dubbing parameters without enable_dubbing would have no effect
+        ("dubbing_voice", "default-male"),
+        ("speaker_count", 2),  # likewise without enable_diarization
     ]:
         assert_error(submit(client, auth, talk, target_lang="es", **{field: value}), 400, "INVALID_PARAMETER")
+    for fields in (
+        {"enable_dubbing": True, "dubbing_speed": 0.4},
+        {"enable_dubbing": True, "dubbing_speed": 2.1},
+        {"enable_dubbing": True, "dubbing_bg_music": 1.01},
+        {"enable_dubbing": True, "dubbing_voice": "robot"},
+        {"enable_diarization": True, "speaker_count": 0},
+        {"enable_diarization": True, "speaker_count": 33},
+        {"enable_diarization": True, "speaker_count": "two"},
+    ):
+        assert_error(submit(client, auth, talk, target_lang="es", **fields), 400, "INVALID_PARAMETER")
     assert_error(submit(client, auth, talk, target_lang="es", start_time=5, end_time=4), 400, "INVALID_PARAMETER")
     assert_error(submit(client, auth, silent_video(media_dir / "silent.mp4"), target_lang="es"), 400, "NO_AUDIO_TRACK")
     assert_error(submit(client, auth, not_a_video(media_dir / "notes.mp4"), target_lang="es"), 400, "UNSUPPORTED_VIDEO")
@@ -292,3 +306,36 @@ def test_real_speech_burned_video(client: httpx.Client, auth: dict[str, str], me
             abs(a - b) > 24 for a, b in zip(frame_gray(video, gap_free_end), frame_gray(burned, gap_free_end), strict=True)
         )
         assert same < 200, "no subtitle expected after the last cue"
+
+
+def test_dubbing_with_diarization(client: httpx.Client, accounts: Accounts, media_dir: Path) -> None:
+    """Two speakers dubbed with two voices, labelled in the subtitles, and the extras on the account's usage."""
+    from tests.support.scenes import SceneLine, build_scene, scene_video
+
+    lines = [
+        SceneLine(0.5, "Where were you last night?", "en+m3"),
+        SceneLine(3.2, "I was at home with my sister.", "en+f4"),
+        SceneLine(6.4, "That is not what your brother said.", "en+m3"),
+        SceneLine(9.8, "My brother was not there.", "en+f4"),
+    ]
+    video = scene_video(build_scene(lines, 13.0), media_dir / "dialogue.mp4")
+    _account, token = accounts.create()
+    headers = {"Authorization": f"Bearer {token}"}
+    fields = {"target_lang": "es", "source_lang": "en", "enable_dubbing": True, "enable_diarization": True}
+    response = submit(client, headers, video, **fields, dubbing_voice="professional-female", output_format="srt")
+    assert response.status_code == 200, response.text
+    task = wait_done(client, headers, response.json()["task_id"], timeout_s=300)
+    assert task["status"] == "completed", task
+    result = task["result"]
+    cues = list(srt.parse(download(client, result["subtitle_url"]).decode()))
+    text = " ".join(c.content for c in cues)
+    assert "[Speaker 1]" in text and "[Speaker 2]" in text
+    assert {s["speaker"] for s in result["speakers"]} == {"Speaker 1", "Speaker 2"}
+    assert download(client, result["video_url"])[4:8] == b"ftyp"
+    report = client.get(result["dubbing_report_url"]).json()
+    voices = {name: (v["voice"], v["pitch_semitones"]) for name, v in report["voices"].items() if name != "default"}
+    assert len(voices) == 2 and len(set(voices.values())) == 2  # a voice of their own for each speaker
+    assert {line["speaker"] for line in report["lines"]} == {"Speaker 1", "Speaker 2"}
+    usage = client.get("/v1/account", headers=headers).json()["usage"]
+    assert usage["diarization_minutes"] == 1 and usage["dubbing_professional_seconds"] in (13, 14)  # started seconds
+    assert usage["dubbing_seconds"] == 0 and usage["video_minutes"] == 1

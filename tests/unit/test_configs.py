@@ -12,7 +12,7 @@ from core.settings import AppArgs
 from deployments.engines.registry import ENGINES
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker", "Grammar", "TTS", "VoiceCloner"}
+OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker", "Grammar", "TTS", "VoiceCloner", "Diarizer"}
 
 
 @pytest.mark.parametrize("name", ["local.yaml", "gpu-cluster.yaml"])
@@ -29,6 +29,8 @@ def test_config_validates(name: str) -> None:
     assert args.translator is not None
     assert [spec.engine for spec in args.translator.chain() if spec.engine not in ENGINES] == []
     assert args.grammar is not None and all(e.engine in ENGINES for e in args.grammar.engines)
+    assert args.diarizer is not None and args.diarizer.engine in ENGINES
+    assert args.tts is not None and args.dubbing.voice_ranking and Path(args.dubbing.voice_ranking).is_file()
     names = {d.name for d in ours[0].deployments}
     assert names <= OUR_DEPLOYMENTS, names - OUR_DEPLOYMENTS
     for deployment in ours[0].deployments:

@@ -149,6 +149,23 @@ class Synthesizer:
             elapsed / max(spoken, 1e-6),
         )
 
+    def render(self, request: SpeechRequest, semitones: float = 0.0) -> tuple[np.ndarray, int]:
+        """The whole text as one float32 clip at the plan's rate (dubbing: one line, timed by the caller).
+
+        ``semitones`` shifts the pitch on top of the request's emotion (a second speaker sharing a voice).
+        """
+        plan = self.plan(request)
+        pieces = sentences(request.text, request.lang)
+        if not pieces:
+            raise InvalidInput("nothing to say: the text has no speakable characters")
+        shape = prosody(request.emotion, request.emotion_intensity, request.speed)
+        parts: list[np.ndarray] = []
+        for piece in pieces:
+            parts.append(self.speak(plan, piece.text, shape.speed, shape.pitch_semitones + semitones, shape.gain_db))
+            if piece.pause_after_s:
+                parts.append(np.zeros(int(piece.pause_after_s * plan.sample_rate), np.float32))
+        return np.concatenate(parts).astype(np.float32), plan.sample_rate
+
     def speak(self, plan: SpeechPlan, text: str, speed: float, semitones: float, gain_db: float) -> np.ndarray:
         """One sentence with its prosody (and a cloned voice's pitch and spectral matching), at ``plan.sample_rate``."""
         extra = plan.voice.extra if isinstance(plan.voice, VoiceStyle) else {}

@@ -12,18 +12,28 @@ import numpy as np
 import pytest
 
 from core.files import LocalFileStore
+from core.settings import project_path
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
 from deployments.engines.asr.audio import merge_transcripts, split_at_silences
 from deployments.engines.asr.types import Transcript
 from deployments.engines.asr.whisper import WhisperEngine
+from deployments.engines.diarization.base import Diarization, DiarizationEngine
+from deployments.engines.dubbing.separation import separate
 from deployments.engines.media.probe import MediaInfo
+from deployments.engines.registry import create_engine
 from deployments.engines.translation.apertium import ApertiumEngine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from deployments.engines.translation.safe import SafeTranslator
+from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
+from deployments.engines.voice.denoise import DeepFilterDenoiser
+from pipelines.dubbing.dubber import DubbingDeps
+from pipelines.dubbing.voices import VoiceRanking
 from pipelines.video_translation import PipelineDeps
+from tests.integration.conftest import LOCAL_ARGS
 
 MODELS = Path(__file__).resolve().parents[3] / "models"
+LOCAL_TTS: dict[str, Any] = LOCAL_ARGS["tts"]
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +57,15 @@ def store(tmp_path: Path) -> LocalFileStore:
     return LocalFileStore(tmp_path / "files", "http://files.test", b"0123456789abcdef0123456789abcdef")
 
 
-def local_deps(whisper: WhisperEngine, translator: SafeTranslator, store: LocalFileStore, chunk_s: float = 20.0) -> PipelineDeps:
+def local_deps(
+    whisper: WhisperEngine,
+    translator: SafeTranslator,
+    store: LocalFileStore,
+    chunk_s: float = 20.0,
+    *,
+    dubbing: DubbingDeps | None = None,
+    diarizer: DiarizationEngine | None = None,
+) -> PipelineDeps:
     """Same contract as production wiring; chunks run one after another here."""
 
     async def obtain(source: UploadSource | UrlSource, workdir: Path) -> Path:
@@ -78,7 +96,55 @@ def local_deps(whisper: WhisperEngine, translator: SafeTranslator, store: LocalF
         stored = await store.put("task", name, path, content_type)
         return store.url(stored.key, time.time() + 3600)
 
-    return PipelineDeps(obtain, admit, detect, transcribe, translate, pairs, publish, timeout_s=300)
+    async def diarize(audio: np.ndarray, speakers: int | None, offset: float, report: Callable[[float], None]) -> Diarization:
+        assert diarizer is not None
+        return await asyncio.to_thread(diarizer.diarize, audio, num_speakers=speakers, offset=offset, on_progress=report)
+
+    return PipelineDeps(
+        obtain, admit, detect, transcribe, translate, pairs, publish, timeout_s=300,
+        diarize=diarize if diarizer is not None else None, dubbing=dubbing,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def synthesizer() -> Synthesizer:
+    """The CPU profile's TTS engines in-process (Kokoro first, espeak-ng for the rest)."""
+    engines = {}
+    for spec in LOCAL_TTS["engines"]:
+        engine = create_engine(spec["engine"], spec.get("options"))
+        engine.start()
+        engines[engine.name] = engine
+    return Synthesizer(engines)
+
+
+@pytest.fixture(scope="session")
+def denoiser() -> DeepFilterDenoiser:
+    return DeepFilterDenoiser(pool_size=1)
+
+
+@pytest.fixture(scope="session")
+def diarizer() -> DiarizationEngine:
+    spec = LOCAL_ARGS["diarizer"]
+    engine = create_engine(spec["engine"], spec.get("options"))
+    assert isinstance(engine, DiarizationEngine)
+    engine.start()
+    return engine
+
+
+def dubbing_deps(synthesizer: Synthesizer, denoiser: DeepFilterDenoiser) -> DubbingDeps:
+    """Dubbing wired to in-process engines, as pipelines/dubbing/wiring.py wires the deployments."""
+
+    async def synthesize(request: SpeechRequest, semitones: float) -> tuple[np.ndarray, int]:
+        return await asyncio.to_thread(synthesizer.render, request, semitones)
+
+    async def catalogue(lang: str) -> list[dict[str, Any]]:
+        return [{**v.public(), "quality": v.quality} for v in synthesizer.voices(lang)]
+
+    async def separate_audio(samples: np.ndarray, rate: int, report: Callable[[float], None]) -> tuple[np.ndarray, np.ndarray]:
+        return await asyncio.to_thread(separate, samples, rate, denoiser, on_progress=report)
+
+    ranking = VoiceRanking.load(project_path(LOCAL_ARGS["dubbing"]["voice_ranking"]))
+    return DubbingDeps(synthesize, catalogue, separate_audio, ranking)
 
 
 class Recorder:

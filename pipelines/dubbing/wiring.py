@@ -1,0 +1,46 @@
+"""Connects dubbing to the running service: the TTS deployment, in-process separation, voice ranking."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from deployments.engines.dubbing.separation import separate
+from deployments.engines.tts.synthesizer import SpeechRequest
+from pipelines.dubbing.dubber import DubbingDeps
+from pipelines.dubbing.voices import VoiceRanking
+from pipelines.services import WorkerServices
+
+
+@functools.lru_cache(maxsize=1)
+def _denoiser(pool_size: int) -> Any:
+    """One DeepFilterNet per worker process, loaded on the first dubbing job that keeps background."""
+    from deployments.engines.voice.denoise import DeepFilterDenoiser
+
+    return DeepFilterDenoiser(pool_size=pool_size)
+
+
+def dubbing_deps(services: WorkerServices) -> DubbingDeps | None:
+    """Dubbing's dependencies, or None when no TTS deployment runs."""
+    tts = services.handles.get("tts")
+    if tts is None:
+        return None
+    args = services.args.dubbing
+
+    async def synthesize(request: SpeechRequest, semitones: float) -> tuple[np.ndarray, int]:
+        audio, rate = await tts.synthesize.remote(request, semitones)
+        return np.asarray(audio, np.float32), int(rate)
+
+    async def voice_catalogue(lang: str) -> list[dict[str, Any]]:
+        voices: list[dict[str, Any]] = await tts.voice_catalogue.remote(lang)
+        return voices
+
+    async def separate_audio(samples: np.ndarray, rate: int, report: Callable[[float], None]) -> tuple[np.ndarray, np.ndarray]:
+        denoiser = await asyncio.to_thread(_denoiser, args.separation_threads)
+        return await asyncio.to_thread(separate, samples, rate, denoiser, on_progress=report)
+
+    return DubbingDeps(synthesize, voice_catalogue, separate_audio, VoiceRanking.load(args.voice_ranking))
