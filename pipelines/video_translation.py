@@ -148,7 +148,8 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
         source = dubbed[0]
     outputs = await _render(spec, translated.cues, info, source, workdir, deps)
     if dubbed is not None:
-        outputs["dubbed_video"] = dubbed[0]
+        if spec.output_format != "burned_video":  # there the burned video is the dubbed one: nothing else to store
+            outputs["dubbed_video"] = dubbed[0]
         outputs["dubbing_report"] = _write(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
 
     await progress.enter("packaging")
@@ -314,8 +315,8 @@ async def _publish(spec: VideoJobSpec, outputs: dict[str, Path], deps: PipelineD
         result["video_url"] = urls["burned_video"]  # burned onto the dubbed video when dubbing
     else:
         result["subtitle_url"] = urls[spec.output_format]
-    if "dubbed_video" in urls:
-        result.setdefault("video_url", urls["dubbed_video"])
+    if "dubbing_report" in urls:
+        result.setdefault("video_url", urls.get("dubbed_video"))
         result["dubbing_report_url"] = urls["dubbing_report"]
     return result
 
