@@ -13,7 +13,7 @@ from deployments.engines.asr.types import Transcript
 from deployments.engines.registry import create_engine
 
 
-@serve.deployment(name="ASR", ray_actor_options={"num_cpus": 0.5}, max_ongoing_requests=2)
+@serve.deployment(name="ASR", ray_actor_options={"num_cpus": 0.4}, max_ongoing_requests=2)
 class ASR:
     """Transcribes audio chunks; reports the languages it recognises."""
 

@@ -23,7 +23,7 @@ from deployments.engines.registry import start_engine
 _PROGRESS_STEP = 0.01
 
 
-@serve.deployment(name="Diarizer", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=2)
+@serve.deployment(name="Diarizer", ray_actor_options={"num_cpus": 0.05}, max_ongoing_requests=2)
 class Diarizer:
     """Finds who speaks when in 16 kHz mono audio."""
 

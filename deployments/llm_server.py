@@ -48,7 +48,7 @@ class LLMServerArgs(pydantic.BaseModel):
         return ChatModelConfig(**fields)
 
 
-@serve.deployment(name="LLMServer", ray_actor_options={"num_cpus": 0.5}, max_ongoing_requests=64)
+@serve.deployment(name="LLMServer", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=64)
 @serve.ingress()
 class LLMServer:
     """One replica holds the model; concurrent requests share its decode steps."""

@@ -13,7 +13,7 @@ from deployments.engines.registry import start_engine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
 
 
-@serve.deployment(name="Translator", ray_actor_options={"num_cpus": 0.25}, max_ongoing_requests=32)
+@serve.deployment(name="Translator", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=32)
 class Translator:
     """Translates batches of segments with the pair's best engine; reports the pairs it offers."""
 

@@ -13,7 +13,7 @@ from deployments.engines.registry import start_engine
 from deployments.engines.voice.cloner import FittedVoice, PreparedSample, VoiceCloneEngine
 
 
-@serve.deployment(name="VoiceCloner", ray_actor_options={"num_cpus": 0.1}, max_ongoing_requests=4)
+@serve.deployment(name="VoiceCloner", ray_actor_options={"num_cpus": 0.05}, max_ongoing_requests=4)
 class VoiceCloner:
     """``prepare`` refuses bad samples at once; ``fit`` trains (one at a time per replica, others queue)."""
 

@@ -27,7 +27,7 @@ def _probe(handle: Any) -> CapabilityProbe:
     return call
 
 
-@serve.deployment(name="Ingress", ray_actor_options={"num_cpus": 0.25}, max_ongoing_requests=256)
+@serve.deployment(name="Ingress", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=256)
 @serve.ingress()
 class Ingress:
     """Receives every HTTP request; calls capability deployments through handles."""

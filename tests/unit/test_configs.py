@@ -62,3 +62,21 @@ def test_gpu_profile_uses_llm_with_fallback_and_autoscaling() -> None:
 def test_unknown_args_are_rejected() -> None:
     with pytest.raises(ValueError):
         AppArgs.model_validate({"translatr": {"engine": "apertium"}})
+
+
+def test_code_defaults_fit_two_cores() -> None:
+    """``build_app`` run directly (benchmarks, integration tests) uses the decorators' options, not a profile's."""
+    from deployments.asr import ASR
+    from deployments.diarizer import Diarizer
+    from deployments.grammar import Grammar
+    from deployments.llm_server import LLMServer
+    from deployments.localizer import Localizer
+    from deployments.translator import Translator
+    from deployments.tts import TTS
+    from deployments.voice_cloner import VoiceCloner
+    from pipelines.worker import JobWorker
+    from serve_app.ingress import Ingress
+
+    every = (ASR, Diarizer, Grammar, LLMServer, Localizer, Translator, TTS, VoiceCloner, JobWorker, Ingress)
+    total = sum(d.ray_actor_options["num_cpus"] for d in every)
+    assert round(total, 6) <= 1.8  # headroom for Ray Data's chunk tasks
