@@ -112,24 +112,18 @@ async def dub(
     catalogue = await deps.voice_catalogue(lang)
     fitted = await deps.fitted_voices(lang) if deps.fitted_voices is not None and speakers else []
     choices = choose_voices(request.voice, lang, catalogue, deps.ranking, speakers, fitted)
-    spoken = await _speak_all(request, lines, choices, deps, lambda f: report(SPEAK_SHARE * 0.8 * f))
-    spoken = await _shorten(request, spoken, choices, deps, translate)
-    report(SPEAK_SHARE)
-
-    slots = [fitting.Slot(s.line.start, s.line.end) for s in spoken]
-    fits = fitting.plan(slots, [len(s.audio) / TRACK_RATE for s in spoken], request.end, media_start=request.start)
-    placed = await asyncio.to_thread(_placed, spoken, fits, request.start, timeout_s)
-
-    original = await asyncio.to_thread(
-        mux.extract_full_audio, media, workdir / "original.wav", rate=TRACK_RATE, timeout_s=timeout_s
-    )
-    full, _ = sf.read(original, dtype="float32")
-    span = full[int(request.start * TRACK_RATE) : int(request.end * TRACK_RATE)]
-    background = None
-    reference_source = span
-    if request.bg_music > 0 and len(span):
-        speech, background = await deps.separate(span, TRACK_RATE, lambda f: report(SPEAK_SHARE + SEPARATE_SHARE * f))
-        reference_source = speech
+    # Separation needs only the original audio: it runs while the lines are spoken (TTS works in its own replica).
+    original_audio = asyncio.create_task(_original_audio(request, media, workdir, deps, timeout_s))
+    try:
+        spoken = await _speak_all(request, lines, choices, deps, lambda f: report(SPEAK_SHARE * 0.8 * f))
+        spoken = await _shorten(request, spoken, choices, deps, translate)
+        report(SPEAK_SHARE)
+        slots = [fitting.Slot(s.line.start, s.line.end) for s in spoken]
+        fits = fitting.plan(slots, [len(s.audio) / TRACK_RATE for s in spoken], request.end, media_start=request.start)
+        placed = await asyncio.to_thread(_placed, spoken, fits, request.start, timeout_s)
+        full, reference_source, background = await original_audio
+    finally:
+        original_audio.cancel()
     report(SPEAK_SHARE + SEPARATE_SHARE)
 
     track, levels = await asyncio.to_thread(_mix, placed, reference_source, background, request, full, timeout_s)
@@ -137,6 +131,21 @@ async def dub(
     await asyncio.to_thread(mixdown.write_wav, track, TRACK_RATE, wav)
     video = await asyncio.to_thread(mux.replace_audio, media, wav, workdir / "dubbed.mp4", timeout_s=timeout_s)
     return video, _report(request, spoken, fits, choices, levels)
+
+
+async def _original_audio(
+    request: DubRequest, media: Path, workdir: Path, deps: DubbingDeps, timeout_s: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(whole original track, the span's speech reference, the span's background or None when bg_music is 0)."""
+    original = await asyncio.to_thread(
+        mux.extract_full_audio, media, workdir / "original.wav", rate=TRACK_RATE, timeout_s=timeout_s
+    )
+    full, _ = sf.read(original, dtype="float32")
+    span = full[int(request.start * TRACK_RATE) : int(request.end * TRACK_RATE)]
+    if request.bg_music > 0 and len(span):
+        speech, background = await deps.separate(span, TRACK_RATE, lambda _fraction: None)
+        return full, speech, background
+    return full, span, None
 
 
 async def _speak_all(
