@@ -68,11 +68,12 @@ class S3FileStore:
         self.clock = clock
         self._client: Any = boto3.session.Session().client(
             "s3",
-            endpoint_url=config.endpoint_url,
+            endpoint_url=config.endpoint_url or None,  # empty: AWS's own endpoint for the region
             region_name=config.region,
-            aws_access_key_id=config.access_key,
-            aws_secret_access_key=config.secret_key,
-            aws_session_token=config.session_token,
+            # Empty keys: boto3's default chain (web identity / IRSA, Pod Identity, instance profile).
+            aws_access_key_id=config.access_key or None,
+            aws_secret_access_key=config.secret_key or None,
+            aws_session_token=config.session_token or None,
             config=Config(
                 signature_version="s3v4",
                 s3={"addressing_style": "path" if config.path_style else "virtual"},
