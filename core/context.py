@@ -20,12 +20,43 @@ def accept_or_create(value: str | None) -> str:
     return uuid.uuid4().hex
 
 
+def current_request_id() -> str:
+    """This request's id: set here at the edge or by a worker running a task, else the one Serve
+    carried into this replica with the call (Serve passes it along every handle call)."""
+    own = request_id_var.get()
+    if own != "-":
+        return own
+    context = _serve_context()
+    return (context.request_id if context is not None else "") or "-"
+
+
+def adopt_request_id(request_id: str) -> contextvars.Token[str]:
+    """Make ``request_id`` this context's id, here and in every Serve handle call made from it,
+    so the replicas a task's job calls (ASR, Translator, TTS...) log the task's request id.
+    Returns the token that resets this module's variable (Serve's is scoped by the asyncio task)."""
+    token = request_id_var.set(request_id)
+    try:
+        from ray.serve.context import _set_request_context
+    except ImportError:  # pragma: no cover - ray is a hard dependency
+        return token
+    _set_request_context(request_id=request_id)
+    return token
+
+
+def _serve_context() -> object | None:
+    try:
+        from ray.serve.context import _serve_request_context
+    except ImportError:  # pragma: no cover
+        return None
+    return _serve_request_context.get()
+
+
 class RequestIdFilter(logging.Filter):
     """Adds ``record.request_id`` so every formatter can print it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not hasattr(record, "request_id"):
-            record.request_id = request_id_var.get()
+            record.request_id = current_request_id()
         return True
 
 

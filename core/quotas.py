@@ -12,14 +12,15 @@ import time
 
 from redis.asyncio import Redis
 
-from core import keys
+from core import keys, metrics
 from core.accounts import QUOTA_METRICS, Account
 from core.errors import ApiError, ErrorKind
 
 # KEYS: counter, charge marker (optional). ARGV: amount, limit (-1: none), counter TTL, marker TTL.
+# Returns {1, used} when charged, {2, used} for a repeated charge id (nothing charged), {0, used} when refused.
 _QUOTA = """
 if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then
-  return {1, tonumber(redis.call('GET', KEYS[1]) or '0')}
+  return {2, tonumber(redis.call('GET', KEYS[1]) or '0')}
 end
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
@@ -68,11 +69,14 @@ class QuotaLedger:
             keys=script_keys, args=[amount, -1 if limit is None else limit, keys.QUOTA_COUNTER_TTL_S, keys.TASK_RECORD_TTL_S]
         )
         if not int(ok):
+            metrics.quota_refused(metric)
             raise ApiError(
                 ErrorKind.QUOTA_EXCEEDED,
                 f"Monthly quota for {metric} exhausted ({used} of {limit} used; this request needs {amount}).",
                 headers={"Retry-After": str(seconds_to_next_period())},
             )
+        if int(ok) == 1:
+            metrics.quota_charged(account.id, metric, amount)
         return int(used)
 
     async def refund(self, account: Account, metric: str, amount: int = 1) -> None:

@@ -180,6 +180,7 @@ class WorkerArgs(BaseModel):
     housekeeping_s: float = Field(3600.0, gt=0, description="Period of the purge of dead files and the orphan sweep.")
     staging_max_age_s: float = Field(6 * 3600.0, gt=0, description="Upload staging folders untouched this long are dead.")
     claim_error_limit: int = Field(5, ge=1, description="Consecutive job-claim failures after which the worker is unhealthy.")
+    metrics_interval_s: float = Field(10.0, gt=0, description="Period of the queue-depth and task-state gauges.")
 
     @property
     def staging_dir(self) -> Path:

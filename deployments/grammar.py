@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ray import serve
 
+from core import metrics
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.checker import Catalogue, GrammarChecker, GrammarRequest, GrammarResult
 from deployments.engines.registry import start_engine
@@ -21,7 +23,10 @@ class Grammar:
         self.checker = GrammarChecker(engines, chunk_chars=spec.get("chunk_chars", 2000), workers=spec.get("workers", 2))
 
     async def check(self, request: GrammarRequest) -> GrammarResult:
-        return await asyncio.to_thread(self.checker.check, request)
+        started = time.perf_counter()
+        result = await asyncio.to_thread(self.checker.check, request)
+        metrics.grammar_latency(result.lang, time.perf_counter() - started)
+        return result
 
     def catalogue(self) -> Catalogue:
         return self.checker.catalogue

@@ -9,6 +9,7 @@ from typing import Any
 
 from ray import serve
 
+from core import metrics
 from deployments.engines.registry import start_engine
 from deployments.engines.voice.cloner import FittedVoice, PreparedSample, VoiceCloneEngine
 
@@ -30,7 +31,14 @@ class VoiceCloner:
             return self.engine.prepare(str(path), noise_reduction=noise_reduction)
 
     async def fit(self, sample: PreparedSample, lang: str, gender: str, enhance: bool = False) -> FittedVoice:
-        return await asyncio.to_thread(self.engine.fit, sample, lang, gender, enhance=enhance)
+        """One training (synchronous clones and queued ones alike), counted by outcome."""
+        try:
+            fitted = await asyncio.to_thread(self.engine.fit, sample, lang, gender, enhance=enhance)
+        except Exception:
+            metrics.voice_training("failed")
+            raise
+        metrics.voice_training("ready")
+        return fitted
 
     def describe(self) -> dict[str, Any]:
         return self.engine.describe()

@@ -26,7 +26,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Protocol
 
-from core.context import request_id_var
+from core import metrics
+from core.context import adopt_request_id, request_id_var
 from core.errors import ErrorGroup, task_error
 from core.redis import until_redis_answers
 from core.tasks import InvalidTransition, Job, Task, TaskState
@@ -120,7 +121,7 @@ class JobRunner:
         workdir = Path(self.args.worker.work_dir) / task.task_id / f"run-{job.deliveries}-{uuid.uuid4().hex[:8]}"
         workdir.mkdir(parents=True)
         heartbeat = asyncio.create_task(self._heartbeat(job))
-        token = request_id_var.set(task.request_id or task.task_id)
+        token = adopt_request_id(task.request_id or task.task_id)
         try:
             return await handler.run(task, JobContext(self.services, workdir, self._reporter(task.task_id)))
         except (EngineUnavailable, BackPressureError) as exc:
@@ -154,6 +155,8 @@ class JobRunner:
             finished: Task | None = await tasks.settle(job.task_id, status, stage=None, estimated_seconds=None, **fields)
         except (InvalidTransition, KeyError):  # expired or finished by another runner meanwhile
             finished = None
+        if finished is not None:
+            metrics.task_finished(finished.kind, status.value)
         if finished is not None and status is TaskState.FAILED:
             await self._on_failed(finished)
         await self._ack(job)

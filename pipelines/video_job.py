@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from core import metrics
 from core.errors import ErrorGroup
 from core.specs.video import VideoJobSpec
 from core.tasks import Task
@@ -37,7 +38,9 @@ class VideoJobHandler:
         started = time.monotonic()
         result = await translate_video(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
         elapsed = time.monotonic() - started
-        log.info("task %s completed in %.1f s; stages %s", task.task_id, elapsed, progress.timings())
+        timings = progress.timings()
+        log.info("task %s completed in %.1f s; stages %s", task.task_id, elapsed, timings)
+        metrics.stage_durations(timings)
         try:
             await ctx.services.speed.record(spec.speed_kind, elapsed, float(result.get("duration") or 0))
         except TRANSIENT as exc:  # an estimate is not worth failing a finished task

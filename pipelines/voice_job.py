@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import soundfile
 
+from core import metrics
 from core.errors import ErrorGroup, ErrorKind, resolve
 from core.tasks import Task
 from core.voices import FAILED, READY, VoiceStore
@@ -76,6 +77,7 @@ class VoiceJobHandler:
         if voice is not None and voice.status not in (READY, FAILED):
             error = {"code": CLONE_FAILED_CODE, "message": str((task.error or {}).get("message", "Training failed."))}
             await store.finish(voice, FAILED, error=error)
+            metrics.voice_training("interrupted")  # never reached the cloner's own count
 
     async def _sample(self, ctx: JobContext, params: dict[str, Any]) -> PreparedSample:
         path = await ctx.services.files.fetch(params["sample_key"], ctx.workdir / "speech.wav")

@@ -1,6 +1,6 @@
 """The JobWorker deployment: claims jobs from the Redis stream, sends callbacks, keeps the disk clean.
 
-Each replica runs three independent loops, so none waits for another:
+Each replica runs four independent loops, so none waits for another:
 
 * **jobs**: up to ``max_concurrent_jobs`` claimed jobs at once, each run by the
   :class:`~pipelines.job_runner.JobRunner`;
@@ -28,6 +28,7 @@ from typing import Any
 
 from ray import serve
 
+from core import metrics
 from core.context import configure_logging
 from core.files import LocalFileStore
 from core.files.local import purge_folders, stale_folders
@@ -51,7 +52,7 @@ def default_handlers() -> dict[str, JobHandler]:
 
 
 class WorkerLoops:
-    """The three loops of a worker replica; plain asyncio, so tests run them without Serve."""
+    """The four loops of a worker replica; plain asyncio, so tests run them without Serve."""
 
     def __init__(self, services: WorkerServices, handlers: dict[str, JobHandler], consumer: str | None = None) -> None:
         self.services = services
@@ -68,6 +69,7 @@ class WorkerLoops:
             asyncio.create_task(self._jobs(), name="jobs"),
             asyncio.create_task(self._callbacks(), name="callbacks"),
             asyncio.create_task(self._housekeeping(), name="housekeeping"),
+            asyncio.create_task(self._gauges(), name="gauges"),
         ]
 
     async def stop(self, timeout_s: float = 10.0) -> None:
@@ -133,6 +135,19 @@ class WorkerLoops:
                 except Exception:
                     log.exception("housekeeping step %s failed", getattr(chore, "__name__", chore))
             await asyncio.sleep(self.args.housekeeping_s)
+
+    async def _gauges(self) -> None:
+        while True:
+            try:
+                await self.sample_gauges()
+            except Exception as exc:  # a missed sample is not worth a log flood while Redis is away
+                log.debug("gauges not sampled: %s", exc)
+            await asyncio.sleep(self.args.metrics_interval_s)
+
+    async def sample_gauges(self) -> None:
+        queue = await self.services.jobs.stats()
+        metrics.queue_state(queue.waiting, queue.in_flight, queue.oldest_waiting_age_s)
+        metrics.tasks_by_state(await self.services.tasks.unfinished_by_state())
 
     async def requeue_orphans(self) -> list[str]:
         requeued = await self.services.tasks.requeue_orphans(older_than_s=ORPHAN_GRACE_S)

@@ -8,6 +8,7 @@ from starlette.middleware import Middleware
 
 from core.context import configure_logging
 from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
+from serve_app.request_metrics import RequestMetricsMiddleware
 from serve_app.responses import HANDLED, handle_exception
 from serve_app.routes import account, files, game, glossaries, grammar, languages, system, tts, video, voice
 from serve_app.routing import resources
@@ -22,6 +23,7 @@ def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starl
     app = Starlette(
         routes=routes,
         middleware=[
+            Middleware(RequestMetricsMiddleware),
             Middleware(RequestContextMiddleware, echo=not behind_serve_proxy, access_log=not behind_serve_proxy),
             Middleware(AdmissionMiddleware, max_inflight=services.args.max_inflight_requests),
             Middleware(BodyLimitMiddleware, limit_for=services.args.body_limits.for_path),

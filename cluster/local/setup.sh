@@ -21,6 +21,8 @@ APT_PACKAGES=(
   hunspell-hu hunspell-bg hunspell-hr hunspell-sk hunspell-sl hunspell-uk hunspell-el hunspell-tr hunspell-lt
   hunspell-lv hunspell-id hunspell-af hunspell-he hunspell-vi hunspell-ar hunspell-hi hunspell-sr hunspell-is
   myspell-et hunspell-sw myspell-tl
+  # observability: a Prometheus to scrape the local Ray cluster (tests, cluster/prometheus/prometheus.yml)
+  prometheus
 )
 
 log() { printf '[setup] %s\n' "$*"; }
@@ -38,7 +40,18 @@ install_apt() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Packaged services (redis-server, prometheus) are not started: the project runs its own instances.
+  local guard=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee /usr/sbin/policy-rc.d >/dev/null
+    $sudo chmod +x /usr/sbin/policy-rc.d
+    guard=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || {
+    [ -z "$guard" ] || $sudo rm -f /usr/sbin/policy-rc.d
+    return 1
+  }
+  [ -z "$guard" ] || $sudo rm -f /usr/sbin/policy-rc.d
 }
 
 install_venv() {

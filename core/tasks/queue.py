@@ -17,6 +17,7 @@ so jobs added meanwhile are delivered.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
@@ -114,6 +115,38 @@ class JobQueue:
             return int(await self.redis.xlen(self.stream))
         except ResponseError:
             return 0
+
+    async def stats(self, now: float | None = None) -> QueueStats:
+        """Jobs waiting (not yet claimed), in flight (claimed, unacknowledged), and the oldest waiting job's age."""
+        now = time.time() if now is None else now
+        waiting, in_flight, after = await self._group_state()
+        if waiting == 0:
+            return QueueStats(0, in_flight, 0.0)
+        first = await self.redis.xrange(self.stream, min=f"({after}" if after else "-", count=1)
+        oldest_ms = int(str(first[0][0]).split("-")[0]) if first else int(now * 1000)
+        return QueueStats(waiting, in_flight, max(0.0, now - oldest_ms / 1000))
+
+    async def _group_state(self) -> tuple[int, int, str]:
+        """(waiting, in flight, last delivered id) of the worker group; all waiting when the group is gone."""
+        try:
+            groups = await self.redis.xinfo_groups(self.stream)
+        except ResponseError:  # no stream: nothing queued
+            return 0, 0, ""
+        for group in groups:
+            if str(group.get("name")) == keys.JOB_GROUP:
+                last = str(group.get("last-delivered-id") or "0-0")
+                lag = group.get("lag")
+                if lag is None:  # Redis cannot tell after deletions: count the entries past the last delivered id
+                    lag = len(await self.redis.xrange(self.stream, min=f"({last}", count=100_000))
+                return int(lag), int(group.get("pending") or 0), last
+        return int(await self.redis.xlen(self.stream)), 0, ""
+
+
+@dataclasses.dataclass(frozen=True)
+class QueueStats:
+    waiting: int
+    in_flight: int
+    oldest_waiting_age_s: float
 
 
 def _job(message_id: str, fields: dict[str, str], deliveries: int) -> Job:

@@ -24,7 +24,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
-from core import keys
+from core import keys, metrics
 from core.redis import TRANSIENT, until_redis_answers
 from core.tasks.model import InvalidTransition, Task, TaskState, apply_transition
 
@@ -110,6 +110,7 @@ class TaskStore:
             args=[keys.TASK_RECORD_TTL_S, task.created_at, task.task_id, kind, *fields],
         )
         task.job_id = str(job_id)
+        metrics.task_submitted(kind)
         return task
 
     async def get(self, task_id: str) -> Task | None:
@@ -167,13 +168,15 @@ class TaskStore:
 
     async def expire(self, task: Task) -> Task:
         try:
-            return await self.transition(
+            expired = await self.transition(
                 task.task_id,
                 TaskState.EXPIRED,
                 error={"code": "TASK_EXPIRED", "message": "Task not completed within 48 hours; resubmit it."},
             )
         except InvalidTransition:
             return await self.get(task.task_id) or task
+        metrics.task_finished(task.kind, TaskState.EXPIRED.value)
+        return expired
 
     async def requeue_orphans(self, older_than_s: float = 60.0) -> list[str]:
         """Give a new job to every unfinished task whose job message is gone.
@@ -193,3 +196,23 @@ class TaskStore:
 
     async def pending_count(self) -> int:
         return int(await self.redis.zcard(keys.pending_tasks()))
+
+    async def unfinished_by_state(self, limit: int = 10_000) -> dict[str, int]:
+        """Unfinished tasks by state (``queued``, ``processing``), read from the pending index.
+
+        At most ``limit`` tasks are read (oldest first); more than that is a
+        backlog the queue-depth metric already shows.
+        """
+        counts = {TaskState.QUEUED.value: 0, TaskState.PROCESSING.value: 0}
+        ids = await self.redis.zrange(keys.pending_tasks(), 0, limit - 1)
+        if not ids:
+            return counts
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for task_id in ids:
+                pipe.hget(keys.task(task_id), "status")
+            statuses = await pipe.execute()
+        for raw in statuses:
+            state = json.loads(raw) if raw else None
+            if state in counts:
+                counts[state] += 1
+        return counts

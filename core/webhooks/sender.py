@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 from redis.asyncio import Redis
 
-from core import keys
+from core import keys, metrics
 from core.accounts import Account
 from core.tasks import Task
 from core.webhooks.payloads import backoff_delay, payload_for, sign
@@ -147,6 +147,8 @@ class WebhookSender:
             keys=[keys.webhook_delivery(task.task_id), keys.webhook_due()],
             args=[keys.WEBHOOK_DELIVERY_TTL_S, due, task.task_id, *_flatten(record)],
         )
+        if not existing and record["state"] == GAVE_UP:
+            metrics.webhook_delivery("refused")
         return _text(existing) if existing else record["id"]
 
     async def deliver_due(self, now: float | None = None) -> int:
@@ -200,7 +202,9 @@ class WebhookSender:
         outcome = await self._post(client, raw, attempt)
         if not outcome.ok:
             log.warning("callback %s for task %s, attempt %d: %s", raw["id"], task_id, attempt, outcome.error)
-        await self._record(task_id, attempt, int(raw["max_attempts"]), outcome, now)
+        state = await self._record(task_id, attempt, int(raw["max_attempts"]), outcome, now)
+        label = {DELIVERED: "delivered", GAVE_UP: "gave_up"}.get(state, "retrying")
+        metrics.webhook_delivery(label, now - float(raw["created_at"]) if state == DELIVERED else None)
         return 1
 
     async def _post(self, client: httpx.AsyncClient, raw: dict[str, str], attempt: int) -> Outcome:
@@ -224,7 +228,7 @@ class WebhookSender:
         ok = response.is_success
         return Outcome(ok, response.status_code, "" if ok else f"HTTP {response.status_code}")
 
-    async def _record(self, task_id: str, attempt: int, max_attempts: int, outcome: Outcome, now: float) -> None:
+    async def _record(self, task_id: str, attempt: int, max_attempts: int, outcome: Outcome, now: float) -> str:
         if outcome.ok:
             state, next_at = DELIVERED, ""
         elif attempt >= max_attempts:
@@ -244,6 +248,7 @@ class WebhookSender:
             keys=[keys.webhook_sending(), keys.webhook_due(), keys.webhook_delivery(task_id)],
             args=[task_id, keys.WEBHOOK_DELIVERY_TTL_S, next_at, *_flatten(fields)],
         )
+        return state
 
 
 def _public(raw: dict[str, str]) -> dict[str, Any]:

@@ -13,9 +13,11 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from core import metrics
 from deployments.engines.errors import (
     EngineError,
     EngineFailure,
@@ -128,7 +130,7 @@ class SafeTranslator:
                 if not isinstance(exc, _RETRYABLE) and best is None and error is None:
                     raise
                 log.warning("%s failed (%s)%s", engine.name, exc, _next(engines, position))
-                self._count(engine.name, "failed", position, engines)
+                self._count(engine.name, "failed", position, engines, request)
                 error = exc
                 continue
             result = outcome.as_fallback() if position > 0 else outcome.result
@@ -143,19 +145,22 @@ class SafeTranslator:
                 "; ".join(outcome.problems[:3]),
                 _next(engines, position),
             )
-            self._count(engine.name, "damaged", position, engines)
+            self._count(engine.name, "damaged", position, engines, request)
         if best is None:
             assert error is not None
             raise error
         _log_problems(best.engine, best_problems)
         return best
 
-    def _count(self, engine: str, reason: str, position: int, engines: list[TranslatorEngine]) -> None:
-        """Count hand-overs to the next engine (``stats()``)."""
+    def _count(
+        self, engine: str, reason: str, position: int, engines: list[TranslatorEngine], request: TranslationRequest
+    ) -> None:
+        """Count hand-overs to the next engine (``stats()`` and the ``engine_fallbacks`` metric)."""
         if position + 1 < len(engines):
             key = f"{engine}_{reason}"
             with self._lock:
                 self._fallbacks[key] = self._fallbacks.get(key, 0) + 1
+            metrics.engine_fallback("translation", engine, request.source_lang, request.target_lang, reason)
 
     def stats(self) -> dict[str, int]:
         """Fallbacks since start, by engine and reason (``llm_failed``, ``apertium_damaged``...)."""
@@ -169,7 +174,10 @@ class SafeTranslator:
         result = TranslationResult((), engine=engine.name, route=(request.source_lang, request.target_lang))
         if todo:
             sub = replace(request, texts=tuple(segments[i].protected.text for i in todo))
+            started = time.perf_counter()
             result = engine.translate(sub)
+            elapsed = time.perf_counter() - started
+            metrics.engine_latency("translation", engine.name, request.source_lang, request.target_lang, elapsed)
             if len(result.texts) != len(todo):
                 raise EngineFailure(f"{engine.name} returned {len(result.texts)} texts for {len(todo)}")
             outputs.update(zip(todo, result.texts))
