@@ -68,6 +68,8 @@ def load_audio(
         raise EngineUnavailable(f"ffmpeg not found: {ffmpeg}") from exc
     except subprocess.TimeoutExpired as exc:
         raise EngineUnavailable(f"ffmpeg did not decode {os.fspath(path)} in {timeout_s}s") from exc
+    if proc.returncode < 0:  # stopped by a signal (its worker is being killed): not the input's fault
+        raise EngineUnavailable(f"ffmpeg was stopped by signal {-proc.returncode} while decoding {os.fspath(path)}")
     if proc.returncode != 0:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
         raise InvalidInput(f"cannot decode audio from {os.fspath(path)}: {detail[0]}")

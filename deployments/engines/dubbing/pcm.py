@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from deployments.engines.errors import EngineFailure
+from deployments.engines.errors import EngineFailure, EngineUnavailable
 from deployments.engines.media.ffmpeg import FFMPEG, run_tool, stderr_tail
 
 
@@ -51,6 +51,8 @@ def run_filter(
         else:
             cmd += ["-ar", str(int(out_rate or rate)), "-ac", "1", "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"]
         proc = run_tool(cmd, timeout_s=timeout_s, what=what)
+    if proc.returncode < 0:  # stopped by a signal (its worker is being killed): retried, not failed
+        raise EngineUnavailable(f"ffmpeg was stopped by signal {-proc.returncode} while trying to {what}")
     if proc.returncode != 0:
         cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
         raise EngineFailure(f"ffmpeg could not {what} (exit {proc.returncode}): {stderr_tail(proc.stderr)}") from cause

@@ -83,6 +83,8 @@ def stderr_tail(stderr: bytes, lines: int = _STDERR_LINES) -> str:
 def _ffmpeg(args: Sequence[str], *, timeout_s: float, what: str) -> None:
     cmd = [FFMPEG, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args]
     proc = run_tool(cmd, timeout_s=timeout_s, what=what)
+    if proc.returncode < 0:  # stopped by a signal (its worker is being killed): retried, not failed
+        raise EngineUnavailable(f"ffmpeg was stopped by signal {-proc.returncode} while trying to {what}")
     if proc.returncode != 0:
         cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
         raise EngineFailure(f"ffmpeg could not {what} (exit {proc.returncode}): {stderr_tail(proc.stderr)}") from cause

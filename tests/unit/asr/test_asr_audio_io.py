@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import stat
 import wave
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -62,3 +64,19 @@ def test_array_input_is_checked():
     with pytest.raises(InvalidInput):
         as_audio_array(np.zeros(0, np.float32))
     assert as_audio_array(np.zeros(10, np.float64)).dtype == np.float32
+
+
+def test_a_decoder_killed_by_a_signal_is_retryable_not_bad_input(tmp_path: Path) -> None:
+    """A worker being killed takes its ffmpeg with it: the task must go back to the queue, not fail as bad input."""
+    killed = tmp_path / "ffmpeg-killed"
+    killed.write_text("#!/bin/sh\nkill -9 $$\n")
+    killed.chmod(killed.stat().st_mode | stat.S_IEXEC)
+    failing = tmp_path / "ffmpeg-failing"
+    failing.write_text("#!/bin/sh\necho 'Invalid data found when processing input' >&2\nexit 1\n")
+    failing.chmod(failing.stat().st_mode | stat.S_IEXEC)
+    media = tmp_path / "x.wav"
+    media.write_bytes(b"RIFF")
+    with pytest.raises(EngineUnavailable, match="signal 9"):
+        load_audio(media, ffmpeg=str(killed))
+    with pytest.raises(InvalidInput, match="Invalid data"):
+        load_audio(media, ffmpeg=str(failing))
