@@ -34,6 +34,7 @@ from core.files import LocalFileStore
 from core.files.local import purge_folders, stale_folders
 from core.settings import AppArgs
 from core.tasks import TaskState
+from core.tasks.queue import unfinished_by_state
 from pipelines.chunked_asr import warm_up
 from pipelines.job_runner import JobHandler, JobRunner
 from pipelines.services import WorkerServices
@@ -147,7 +148,7 @@ class WorkerLoops:
     async def sample_gauges(self) -> None:
         queue = await self.services.jobs.stats()
         metrics.queue_state(queue.waiting, queue.in_flight, queue.oldest_waiting_age_s)
-        metrics.tasks_by_state(await self.services.tasks.unfinished_by_state())
+        metrics.tasks_by_state(unfinished_by_state(await self.services.tasks.pending_count(), queue))
 
     async def requeue_orphans(self) -> list[str]:
         requeued = await self.services.tasks.requeue_orphans(older_than_s=ORPHAN_GRACE_S)

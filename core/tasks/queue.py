@@ -149,5 +149,14 @@ class QueueStats:
     oldest_waiting_age_s: float
 
 
+def unfinished_by_state(unfinished: int, queue: QueueStats) -> dict[str, int]:
+    """Unfinished tasks (the pending index's size) split into processing (their job is claimed) and queued.
+
+    Two counters instead of reading every task's state, so a sample costs the same at any backlog.
+    """
+    processing = min(unfinished, queue.in_flight)
+    return {"queued": unfinished - processing, "processing": processing}
+
+
 def _job(message_id: str, fields: dict[str, str], deliveries: int) -> Job:
     return Job(message_id, fields["task_id"], deliveries, fields.get("kind", "video"))

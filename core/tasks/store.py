@@ -196,23 +196,3 @@ class TaskStore:
 
     async def pending_count(self) -> int:
         return int(await self.redis.zcard(keys.pending_tasks()))
-
-    async def unfinished_by_state(self, limit: int = 10_000) -> dict[str, int]:
-        """Unfinished tasks by state (``queued``, ``processing``), read from the pending index.
-
-        At most ``limit`` tasks are read (oldest first); more than that is a
-        backlog the queue-depth metric already shows.
-        """
-        counts = {TaskState.QUEUED.value: 0, TaskState.PROCESSING.value: 0}
-        ids = await self.redis.zrange(keys.pending_tasks(), 0, limit - 1)
-        if not ids:
-            return counts
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for task_id in ids:
-                pipe.hget(keys.task(task_id), "status")
-            statuses = await pipe.execute()
-        for raw in statuses:
-            state = json.loads(raw) if raw else None
-            if state in counts:
-                counts[state] += 1
-        return counts

@@ -8,6 +8,7 @@ import time
 from redis.asyncio import Redis
 
 from core.tasks import JobQueue, TaskState, TaskStore
+from core.tasks.queue import unfinished_by_state
 
 
 async def test_queue_stats_follow_claims_and_acks(redis_client: Redis) -> None:
@@ -32,12 +33,17 @@ async def test_queue_stats_follow_claims_and_acks(redis_client: Redis) -> None:
 
 
 async def test_unfinished_tasks_by_state(redis_client: Redis) -> None:
-    store = TaskStore(redis_client)
-    before = await store.unfinished_by_state()
+    store, queue = TaskStore(redis_client), JobQueue(redis_client)
+    await queue.ensure_group()
     created = [await store.create("acct_s", {"n": i}) for i in range(4)]
-    await store.transition(created[0].task_id, TaskState.PROCESSING)
-    await store.transition(created[1].task_id, TaskState.PROCESSING)
-    await store.settle(created[1].task_id, TaskState.COMPLETED, result={})
-    after = await store.unfinished_by_state()
-    assert after["queued"] - before["queued"] == 2
-    assert after["processing"] - before["processing"] == 1
+    first = await queue.claim("w1", block_ms=10)
+    assert first is not None
+    await store.transition(first.task_id, TaskState.PROCESSING)
+    second = await queue.claim("w1", block_ms=10)
+    assert second is not None
+    await store.transition(second.task_id, TaskState.PROCESSING)
+    await store.settle(second.task_id, TaskState.COMPLETED, result={})
+    await queue.ack(second.message_id)
+    counts = unfinished_by_state(await store.pending_count(), await queue.stats())
+    assert counts == {"queued": 2, "processing": 1}
+    assert sum(counts.values()) == len(created) - 1
