@@ -5,7 +5,7 @@ PY    := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: setup run stop test test-unit test-integration lint bench clean
+.PHONY: setup run stop test test-unit test-integration lint bench loadtest clean
 
 setup:            ## install system packages, the virtualenv and the models (idempotent)
 	cluster/local/setup.sh
@@ -31,6 +31,15 @@ lint:
 
 bench: setup      ## benchmarks (they start their own service)
 	$(PY) loadtests/bench_api.py
+
+# A dedicated account whose limits stay out of the way (the dev account's 600 requests/min would answer 429).
+loadtest: run     ## staged locust run (LOADTEST_SHAPE=ramp|spike|soak|all) → var/loadtest/: CSVs, chart, summary
+	@$(VENV)/bin/mediatrans-admin account ensure loadtest >/dev/null
+	@$(VENV)/bin/mediatrans-admin account set-limits loadtest --rate 1000000 --burst 100000 \
+	  --quota video_tasks=unlimited --quota video_minutes=unlimited \
+	  --quota game_characters=unlimited --quota grammar_characters=unlimited >/dev/null
+	@MEDIATRANS_TOKEN=$$($(VENV)/bin/mediatrans-admin token create loadtest --ttl-days 1 --quiet) \
+	  $(PY) loadtests/loadtest.py $(LOADTEST_ARGS)
 
 clean:
 	rm -rf var models $(VENV)
