@@ -8,3 +8,13 @@ export RAY_AUTH_TOKEN_PATH="$PWD/var/ray/auth_token"
 if [ ! -s "$RAY_AUTH_TOKEN_PATH" ]; then
   (umask 077; python3 -c 'import secrets; print(secrets.token_hex(32))' > "$RAY_AUTH_TOKEN_PATH")
 fi
+# Serve's HAProxy ingress in front of the app (2.3-2.6x the requests/s of the Python proxy on 2 cores,
+# loadtests/bench_ingress.py; docs/observability.md). It must be set before Ray starts.
+# MEDIATRANS_SERVE_INGRESS=proxy keeps Serve's default proxy. With HAProxy, the ingress replicas'
+# own HTTP ports listen on all interfaces (HAProxy on other nodes must reach them): firewall them.
+if [ "${MEDIATRANS_SERVE_INGRESS:-haproxy}" = "haproxy" ]; then
+  export RAY_SERVE_ENABLE_HA_PROXY=1
+  export RAY_SERVE_HAPROXY_NBTHREAD=${RAY_SERVE_HAPROXY_NBTHREAD:-2}
+else
+  export RAY_SERVE_ENABLE_HA_PROXY=0
+fi

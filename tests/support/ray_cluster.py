@@ -271,5 +271,8 @@ def _ray_env(token_path: Path) -> dict[str, str]:
         RAY_USAGE_STATS_ENABLED="0",
         RAY_AUTH_MODE="token",
         RAY_AUTH_TOKEN_PATH=str(token_path),
+        # Serve's default proxy: HAProxy's fixed stats/metrics ports and /tmp/haproxy-serve would clash with the
+        # session app's HAProxy on this one machine (and with the second node's own).
+        RAY_SERVE_ENABLE_HA_PROXY="0",
     )
     return env
