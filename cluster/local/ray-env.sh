@@ -8,11 +8,12 @@ export RAY_AUTH_TOKEN_PATH="$PWD/var/ray/auth_token"
 if [ ! -s "$RAY_AUTH_TOKEN_PATH" ]; then
   (umask 077; python3 -c 'import secrets; print(secrets.token_hex(32))' > "$RAY_AUTH_TOKEN_PATH")
 fi
-# Serve's HAProxy ingress in front of the app (2.3-2.6x the requests/s of the Python proxy on 2 cores,
-# loadtests/bench_ingress.py; docs/observability.md). It must be set before Ray starts.
-# MEDIATRANS_SERVE_INGRESS=proxy keeps Serve's default proxy. With HAProxy, the ingress replicas'
-# own HTTP ports listen on all interfaces (HAProxy on other nodes must reach them): firewall them.
-if [ "${MEDIATRANS_SERVE_INGRESS:-haproxy}" = "haproxy" ]; then
+# Serve's ingress: its Python proxy (default), or its HAProxy ingress with MEDIATRANS_SERVE_INGRESS=haproxy
+# (2.3-2.6x the requests/s on 2 cores, loadtests/bench_ingress.py; docs/scaling.md). Ray's HAProxy does not
+# pass the client's address on, so every anonymous client shares one rate-limit bucket unless a load balancer
+# in front sets X-Forwarded-For and anonymous_limits.trust_forwarded_for is on. HAProxy also makes the
+# ingress replicas' own HTTP ports listen on all interfaces: firewall them. Read when Ray starts.
+if [ "${MEDIATRANS_SERVE_INGRESS:-proxy}" = "haproxy" ]; then
   export RAY_SERVE_ENABLE_HA_PROXY=1
   export RAY_SERVE_HAPROXY_NBTHREAD=${RAY_SERVE_HAPROXY_NBTHREAD:-2}
 else

@@ -59,9 +59,9 @@ def serve_base_url(serve_redis_url: str, tmp_path_factory: pytest.TempPathFactor
 
     os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    # The ingress `make run` uses (cluster/local/ray-env.sh): Serve's HAProxy, or its Python proxy with
-    # MEDIATRANS_SERVE_INGRESS=proxy (docs/scaling.md). Read when Ray starts, so set before ray.init.
-    haproxy = os.environ.get("MEDIATRANS_SERVE_INGRESS", "haproxy") == "haproxy"
+    # The ingress `make run` uses (cluster/local/ray-env.sh): Serve's Python proxy, or its HAProxy ingress
+    # with MEDIATRANS_SERVE_INGRESS=haproxy (docs/scaling.md). Read when Ray starts, so set before ray.init.
+    haproxy = os.environ.get("MEDIATRANS_SERVE_INGRESS", "proxy") == "haproxy"
     os.environ["RAY_SERVE_ENABLE_HA_PROXY"] = "1" if haproxy else "0"
     port = free_port()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
