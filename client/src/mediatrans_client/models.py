@@ -1,0 +1,128 @@
+"""Typed response records (contract section 2). Unknown fields are kept, so newer servers never break parsing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+FINAL_TASK_STATES = frozenset({"completed", "failed", "expired"})
+
+
+class ApiModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class TaskResult(ApiModel):
+    """The ``result`` of a completed video task (contract 2.1)."""
+
+    subtitle_url: str | None = None
+    video_url: str | None = None
+    files: dict[str, str] | None = None
+    duration: float | None = None
+    char_count: int | None = None
+    source_lang: str | None = None
+
+    def download_urls(self) -> dict[str, str]:
+        """Every result link, by a short name: ``subtitle``, ``video`` and the keys of ``files``."""
+        urls: dict[str, str] = {}
+        if self.subtitle_url:
+            urls["subtitle"] = self.subtitle_url
+        if self.video_url:
+            urls["video"] = self.video_url
+        for kind, url in (self.files or {}).items():
+            if url and url not in urls.values():
+                urls[kind] = url
+        return urls
+
+
+class Task(ApiModel):
+    """A video translation task (contract 2.1); also the answer of ``POST /v1/video/translate``."""
+
+    task_id: str
+    status: str
+    progress: int | None = None
+    stage: str | None = None
+    estimated_seconds: int | None = None
+    created_at: str | None = None
+    completed_at: str | None = None
+    result: TaskResult | None = None
+    error: Any = None
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in FINAL_TASK_STATES
+
+
+class Language(ApiModel):
+    """One language record (contract 2.3)."""
+
+    code: str
+    name: str | None = None
+    name_en: str | None = None
+    supports_formality: bool | None = None
+    supports_glossary: bool | None = None
+    supports_speech: bool | None = None
+    supports_ocr: bool | None = None
+    supports_document: bool | None = None
+    variants: list[str] | None = None
+
+
+class LanguageList(ApiModel):
+    languages: list[Language]
+    total: int
+
+    def codes(self) -> list[str]:
+        return [language.code for language in self.languages]
+
+
+class Voice(ApiModel):
+    """A cloned voice (contract 2.2)."""
+
+    voice_id: str
+    voice_name: str | None = None
+    lang: str | None = None
+    quality_score: float | None = None
+    status: str | None = None
+    description: str | None = None
+    sample_duration: float | None = None
+    created_at: str | None = None
+    completed_at: str | None = None
+
+
+class VoiceList(ApiModel):
+    voices: list[Voice]
+    total: int
+    quota: int | None = None
+
+
+class GrammarIssue(ApiModel):
+    type: str
+    offset: int
+    length: int
+    wrong: str | None = None
+    correct: str | None = None
+    severity: str | None = None
+    message: str | None = None
+    rule_id: str | None = None
+
+
+class GrammarResult(ApiModel):
+    """Answer of ``POST /v1/grammar`` (contract 2.5)."""
+
+    original: str
+    corrected: str | None = None
+    issues: list[GrammarIssue] = []
+    issues_count: int = 0
+    lang: str | None = None
+    quality_score: float | None = None
+
+
+class LocalizationResult(ApiModel):
+    """Answer of ``POST /v1/game/localization`` (contract 2.4)."""
+
+    original: str
+    translations: dict[str, str]
+    content_type: str | None = None
+    genre: str | None = None
+    tone: str | None = None

@@ -1,0 +1,149 @@
+"""A loopback HTTP server (http.server in a thread) whose answers each test programs."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+SERVICE_ROOT = Path(__file__).resolve().parents[2]  # /work/main: the service, for its own error table and signer
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None  # dict/list → JSON; bytes → as is
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def encoded(self) -> tuple[bytes, dict[str, str]]:
+        headers = dict(self.headers)
+        if isinstance(self.body, (bytes, bytearray)):
+            payload = bytes(self.body)
+            headers.setdefault("Content-Type", "application/octet-stream")
+        elif self.body is None:
+            payload = b""
+        else:
+            payload = json.dumps(self.body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        return payload, headers
+
+
+Route = Callable[[Recorded], Reply]
+
+
+class LoopbackServer:
+    """Routes ``(METHOD, path)`` to callables; records every request it receives."""
+
+    def __init__(self) -> None:
+        self.routes: dict[tuple[str, str], Route] = {}
+        self.requests: list[Recorded] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _read_body(self) -> bytes:
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    chunks = []
+                    while True:
+                        size = int(self.rfile.readline().strip() or b"0", 16)
+                        if size == 0:
+                            self.rfile.readline()
+                            return b"".join(chunks)
+                        chunks.append(self.rfile.read(size))
+                        self.rfile.readline()
+                return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+            def _handle(self) -> None:
+                parts = urlsplit(self.path)
+                recorded = Recorded(
+                    self.command,
+                    parts.path,
+                    parse_qs(parts.query),
+                    {k.lower(): v for k, v in self.headers.items()},
+                    self._read_body(),
+                )
+                with server._lock:
+                    server.requests.append(recorded)
+                route = server.routes.get((self.command, parts.path))
+                reply = route(recorded) if route else Reply(404, {"code": 2004, "message": "no route", "request_id": "rid-404"})
+                payload, headers = reply.encoded()
+                self.send_response(reply.status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                if reply.status != 304:
+                    self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                if reply.status != 304:
+                    self.wfile.write(payload)
+
+            do_GET = do_POST = do_DELETE = do_PUT = _handle
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    def route(self, method: str, path: str) -> Callable[[Route], Route]:
+        def register(fn: Route) -> Route:
+            self.routes[(method, path)] = fn
+            return fn
+
+        return register
+
+    def requests_to(self, method: str, path: str) -> list[Recorded]:
+        return [r for r in self.requests if r.method == method and r.path == path]
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    srv = LoopbackServer()
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def client(server: LoopbackServer) -> Iterator[Any]:
+    from mediatrans_client import Client
+
+    with Client(server.base_url, "mt_test_token", timeout=5.0) as c:
+        yield c
+
+
+def task_record(task_id: str, status: str, progress: int | None = None, stage: str | None = None, **extra: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {"task_id": task_id, "status": status, "created_at": "2026-01-01T00:00:00Z", **extra}
+    if progress is not None:
+        record["progress"] = progress
+    if stage is not None:
+        record["stage"] = stage
+    return record
