@@ -127,19 +127,21 @@ class JobQueue:
         return QueueStats(waiting, in_flight, max(0.0, now - oldest_ms / 1000))
 
     async def _group_state(self) -> tuple[int, int, str]:
-        """(waiting, in flight, last delivered id) of the worker group; all waiting when the group is gone."""
+        """(waiting, in flight, last delivered id) of the worker group; all waiting when the group is gone.
+
+        Acknowledged jobs are deleted, so the stream holds exactly the waiting and the in-flight ones:
+        waiting is its length less the group's pending count.
+        """
         try:
             groups = await self.redis.xinfo_groups(self.stream)
         except ResponseError:  # no stream: nothing queued
             return 0, 0, ""
+        depth = await self.depth()
         for group in groups:
             if str(group.get("name")) == keys.JOB_GROUP:
-                last = str(group.get("last-delivered-id") or "0-0")
-                lag = group.get("lag")
-                if lag is None:  # Redis cannot tell after deletions: count the entries past the last delivered id
-                    lag = len(await self.redis.xrange(self.stream, min=f"({last}", count=100_000))
-                return int(lag), int(group.get("pending") or 0), last
-        return int(await self.redis.xlen(self.stream)), 0, ""
+                in_flight = int(group.get("pending") or 0)
+                return max(0, depth - in_flight), in_flight, str(group.get("last-delivered-id") or "0-0")
+        return depth, 0, ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 import shutil
 import subprocess
 import sys
@@ -14,13 +12,9 @@ import pytest
 import yaml
 
 from core.metrics import FAMILIES, exported_names
+from tests.support import dashboard
 
 ROOT = Path(__file__).resolve().parents[2]
-DASHBOARD = ROOT / "cluster" / "grafana" / "mediatrans.json"
-
-
-def expressions() -> list[str]:
-    return [t["expr"] for panel in json.loads(DASHBOARD.read_text())["panels"] for t in panel.get("targets", [])]
 
 
 def test_dashboard_is_built_from_its_table() -> None:
@@ -29,14 +23,14 @@ def test_dashboard_is_built_from_its_table() -> None:
 
 
 def test_dashboard_shows_every_family_and_only_known_ones() -> None:
-    named = {name for expr in expressions() for name in re.findall(r"\bray_mediatrans_[a-z_]+", expr)}
+    named = dashboard.metric_names("ray_mediatrans_")
     assert named <= exported_names(), named - exported_names()
     for family in FAMILIES:
         assert any(name in named for name in family.exported()), f"{family.name} is on no panel"
 
 
 def test_dashboard_queries_are_balanced() -> None:
-    for expr in expressions():
+    for expr in dashboard.expressions():
         assert expr.count("(") == expr.count(")") and expr.count("{") == expr.count("}"), expr
 
 
