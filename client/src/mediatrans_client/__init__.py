@@ -20,11 +20,14 @@ from mediatrans_client.errors import (
     WaitTimeoutError,
 )
 from mediatrans_client.models import (
+    AccountInfo,
     GrammarIssue,
     GrammarResult,
     Language,
     LanguageList,
     LocalizationResult,
+    NativeVoice,
+    NativeVoiceList,
     Task,
     TaskResult,
     Voice,
@@ -33,6 +36,7 @@ from mediatrans_client.models import (
 from mediatrans_client.webhooks import verify_signature
 
 __all__ = [
+    "AccountInfo",
     "AsyncClient",
     "AuthenticationError",
     "Client",
@@ -46,6 +50,8 @@ __all__ = [
     "LinkExpiredError",
     "LocalizationResult",
     "MediatransError",
+    "NativeVoice",
+    "NativeVoiceList",
     "NotFoundError",
     "PermissionDeniedError",
     "QuotaExceededError",

@@ -13,7 +13,7 @@ from mediatrans_client._progress import ProgressCallback, ProgressReporter, task
 from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S
 from mediatrans_client._transport import AsyncTransport
 from mediatrans_client.errors import WaitTimeoutError
-from mediatrans_client.models import GrammarResult, LocalizationResult, Task, Voice, VoiceList
+from mediatrans_client.models import GrammarResult, LocalizationResult, NativeVoiceList, Task, Voice, VoiceList
 
 
 class AsyncVideo:
@@ -96,8 +96,21 @@ class AsyncVoices:
         spec = ep.voice_clone_spec(sample_path, voice_name, lang, fields)
         return Voice.model_validate((await self._transport.request(spec)).json())
 
-    async def list(self, *, status: str | None = None, lang: str | None = None) -> VoiceList:
-        return VoiceList.model_validate((await self._transport.request(ep.voice_list_spec(status, lang))).json())
+    async def list(
+        self, *, status: str | None = None, lang: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> VoiceList:
+        spec = ep.voice_list_spec(status, lang, limit, cursor)
+        return VoiceList.model_validate((await self._transport.request(spec)).json())
+
+    async def get(self, voice_id: str) -> Voice:
+        return Voice.model_validate((await self._transport.request(ep.voice_get_spec(voice_id))).json())
+
+    async def update(self, voice_id: str, *, voice_name: str | None = None, description: str | None = None) -> Voice:
+        spec = ep.voice_update_spec(voice_id, voice_name, description)
+        return Voice.model_validate((await self._transport.request(spec)).json())
+
+    async def delete(self, voice_id: str) -> bool:
+        return bool((await self._transport.request(ep.voice_delete_spec(voice_id))).json().get("deleted"))
 
 
 class AsyncSpeech:
@@ -113,6 +126,9 @@ class AsyncSpeech:
                     out.write(chunk)
         partial.replace(target)
         return target
+
+    async def voices(self, lang: str | None = None) -> NativeVoiceList:
+        return NativeVoiceList.model_validate((await self._transport.request(ep.tts_voices_spec(lang))).json())
 
 
 class AsyncGrammar:

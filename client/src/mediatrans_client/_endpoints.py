@@ -59,12 +59,30 @@ def voice_clone_spec(sample: PathOrUrl, voice_name: str, lang: str, fields: Mapp
     return RequestSpec("POST", "/v1/voice/clone", data=form, files=_upload("sample", sample), idempotent=True)
 
 
-def voice_list_spec(status: str | None, lang: str | None) -> RequestSpec:
-    return RequestSpec("GET", "/v1/voice/clone", params=drop_none({"status": status, "lang": lang}))
+def voice_list_spec(status: str | None, lang: str | None, limit: int | None = None, cursor: str | None = None) -> RequestSpec:
+    params = drop_none({"status": status, "lang": lang, "limit": limit, "cursor": cursor})
+    return RequestSpec("GET", "/v1/voice/clone", params=params)
 
 
 def voice_delete_spec(voice_id: str) -> RequestSpec:
     return RequestSpec("DELETE", f"/v1/voice/clone/{voice_id}")
+
+
+def voice_get_spec(voice_id: str) -> RequestSpec:
+    return RequestSpec("GET", f"/v1/voice/clone/{voice_id}")
+
+
+def voice_update_spec(voice_id: str, voice_name: str | None, description: str | None) -> RequestSpec:
+    body = drop_none({"voice_name": voice_name, "description": description})
+    return RequestSpec("PUT", f"/v1/voice/clone/{voice_id}", json=body)
+
+
+def tts_voices_spec(lang: str | None) -> RequestSpec:
+    return RequestSpec("GET", "/v1/tts/voices", params=drop_none({"lang": lang}))
+
+
+def account_spec() -> RequestSpec:
+    return RequestSpec("GET", "/v1/account")
 
 
 def tts_spec(text: str, voice: str | None, fields: Mapping[str, Any]) -> RequestSpec:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +11,7 @@ from mediatrans_client import _endpoints as ep
 from mediatrans_client._progress import ProgressCallback, ProgressReporter, task_failure
 from mediatrans_client._transport import SyncTransport
 from mediatrans_client.errors import WaitTimeoutError
-from mediatrans_client.models import GrammarResult, LocalizationResult, Task, Voice, VoiceList
+from mediatrans_client.models import GrammarResult, LocalizationResult, NativeVoiceList, Task, Voice, VoiceList
 
 DEFAULT_POLL_INTERVAL_S = 5.0
 
@@ -112,8 +112,28 @@ class Voices:
         spec = ep.voice_clone_spec(sample_path, voice_name, lang, fields)
         return Voice.model_validate(self._transport.request(spec).json())
 
-    def list(self, *, status: str | None = None, lang: str | None = None) -> VoiceList:
-        return VoiceList.model_validate(self._transport.request(ep.voice_list_spec(status, lang)).json())
+    def list(
+        self, *, status: str | None = None, lang: str | None = None, limit: int | None = None, cursor: str | None = None
+    ) -> VoiceList:
+        """One page of the account's voices; ``next_cursor`` is set when more follow."""
+        return VoiceList.model_validate(self._transport.request(ep.voice_list_spec(status, lang, limit, cursor)).json())
+
+    def iter_all(self, *, status: str | None = None, lang: str | None = None) -> Iterator[Voice]:
+        """Every voice, following ``next_cursor`` page by page."""
+        cursor: str | None = None
+        while True:
+            page = self.list(status=status, lang=lang, limit=100, cursor=cursor)
+            yield from page.voices
+            cursor = page.next_cursor
+            if not cursor or not page.voices:
+                return
+
+    def get(self, voice_id: str) -> Voice:
+        return Voice.model_validate(self._transport.request(ep.voice_get_spec(voice_id)).json())
+
+    def update(self, voice_id: str, *, voice_name: str | None = None, description: str | None = None) -> Voice:
+        """Rename a voice and/or change its description."""
+        return Voice.model_validate(self._transport.request(ep.voice_update_spec(voice_id, voice_name, description)).json())
 
     def delete(self, voice_id: str) -> bool:
         return bool(self._transport.request(ep.voice_delete_spec(voice_id)).json().get("deleted"))
@@ -134,6 +154,10 @@ class Speech:
                 out.write(chunk)
         partial.replace(target)
         return target
+
+    def voices(self, lang: str | None = None) -> NativeVoiceList:
+        """The native voices (``GET /v1/tts/voices``), optionally of one language."""
+        return NativeVoiceList.model_validate(self._transport.request(ep.tts_voices_spec(lang)).json())
 
 
 class Grammar:

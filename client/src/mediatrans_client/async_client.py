@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 
 from mediatrans_client import _endpoints as ep
@@ -9,7 +11,7 @@ from mediatrans_client._async_resources import AsyncGame, AsyncGrammar, AsyncSpe
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
 from mediatrans_client._transport import AsyncTransport
-from mediatrans_client.models import LanguageList
+from mediatrans_client.models import AccountInfo, LanguageList
 
 
 class AsyncClient:
@@ -24,11 +26,12 @@ class AsyncClient:
         max_attempts: int = 5,
         retry_after_cap: float = 60.0,
         language_cache_ttl: float = LANGUAGE_CACHE_TTL_S,
+        language_cache_path: str | Path | None = None,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
         self.settings = ClientSettings.resolve(base_url, token, timeout, max_attempts, retry_after_cap)
         self._transport = AsyncTransport(self.settings, http_client)
-        self._language_cache = LanguageCache(language_cache_ttl)
+        self._language_cache = LanguageCache(language_cache_ttl, path=language_cache_path, scope=self.settings.base_url)
         self.video = AsyncVideo(self._transport)
         self.voice = AsyncVoices(self._transport)
         self.tts = AsyncSpeech(self._transport)
@@ -52,6 +55,10 @@ class AsyncClient:
             return cached
         spec = ep.languages_spec(params, self._language_cache.revalidation_headers(key))
         return self._language_cache.absorb(key, await self._transport.request(spec))
+
+    async def account(self) -> AccountInfo:
+        """The token's account: limits, quotas and this month's usage."""
+        return AccountInfo.model_validate((await self._transport.request(ep.account_spec())).json())
 
     async def aclose(self) -> None:
         await self._transport.aclose()

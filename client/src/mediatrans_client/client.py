@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 
 from mediatrans_client import _endpoints as ep
@@ -9,7 +11,7 @@ from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCach
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
 from mediatrans_client._sync_resources import Game, Grammar, Speech, Video, Voices
 from mediatrans_client._transport import SyncTransport
-from mediatrans_client.models import LanguageList
+from mediatrans_client.models import AccountInfo, LanguageList
 
 
 class Client:
@@ -22,6 +24,7 @@ class Client:
         max_attempts: attempts per request, retries included (5).
         retry_after_cap: the most a server's ``Retry-After`` is waited (60 s).
         language_cache_ttl: seconds a language list is used without asking (24 h).
+        language_cache_path: a JSON file that keeps language lists between processes (default: memory only).
         http_client: an own :class:`httpx.Client` (its ``base_url`` must be set); not closed by us.
     """
 
@@ -34,11 +37,12 @@ class Client:
         max_attempts: int = 5,
         retry_after_cap: float = 60.0,
         language_cache_ttl: float = LANGUAGE_CACHE_TTL_S,
+        language_cache_path: str | Path | None = None,
         http_client: httpx.Client | None = None,
     ) -> None:
         self.settings = ClientSettings.resolve(base_url, token, timeout, max_attempts, retry_after_cap)
         self._transport = SyncTransport(self.settings, http_client)
-        self._language_cache = LanguageCache(language_cache_ttl)
+        self._language_cache = LanguageCache(language_cache_ttl, path=language_cache_path, scope=self.settings.base_url)
         self.video = Video(self._transport)
         self.voice = Voices(self._transport)
         self.tts = Speech(self._transport)
@@ -62,6 +66,10 @@ class Client:
             return cached
         spec = ep.languages_spec(params, self._language_cache.revalidation_headers(key))
         return self._language_cache.absorb(key, self._transport.request(spec))
+
+    def account(self) -> AccountInfo:
+        """The token's account: limits, quotas and this month's usage."""
+        return AccountInfo.model_validate(self._transport.request(ep.account_spec()).json())
 
     def close(self) -> None:
         self._transport.close()

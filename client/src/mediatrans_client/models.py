@@ -88,12 +88,16 @@ class Voice(ApiModel):
     sample_duration: float | None = None
     created_at: str | None = None
     completed_at: str | None = None
+    gender: str | None = None
+    error: Any = None
 
 
 class VoiceList(ApiModel):
     voices: list[Voice]
     total: int
     quota: int | None = None
+    used: int | None = None
+    next_cursor: str | None = None
 
 
 class GrammarIssue(ApiModel):
@@ -126,3 +130,33 @@ class LocalizationResult(ApiModel):
     content_type: str | None = None
     genre: str | None = None
     tone: str | None = None
+    shortened: list[str] | None = None  # extension: targets cut to fit max_length
+
+
+class NativeVoice(ApiModel):
+    """A built-in TTS voice (``GET /v1/tts/voices``)."""
+
+    voice_id: str
+    name: str | None = None
+    languages: list[str] | None = None
+    gender: str | None = None
+    engine: str | None = None
+    sample_rate: int | None = None
+
+
+class NativeVoiceList(ApiModel):
+    voices: list[NativeVoice]
+    total: int
+    languages: list[str] = []  # the languages some native voice speaks
+
+
+class AccountInfo(ApiModel):
+    """``GET /v1/account``: the token's account, its limits and usage (fields beyond the contract kept as extras)."""
+
+    account_id: str
+    name: str | None = None
+    rate_limit_per_minute: int | None = None
+    rate_limit_burst: int | None = None
+    quotas: dict[str, int] = {}
+    usage: dict[str, int] = {}
+    period: str | None = None
