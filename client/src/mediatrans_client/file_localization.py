@@ -1,0 +1,201 @@
+"""Translate every string of a localization file with as few ``POST /v1/game/localization`` calls as possible.
+
+The endpoint keeps line breaks line for line, so strings without a length limit travel together:
+joined by line breaks into batches of at most 50,000 characters (the request limit), each string
+owning as many lines as it has. If an answer ever comes back with a different line count, that
+batch's strings are sent again one by one. A ``max_length`` applies to a request's whole text, so a
+string with a limit (its own, from the file, or the command's) is sent alone and the service's
+``shortened`` list says whether it had to be cut. Identical strings are translated once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mediatrans_client.l10n import Catalog, Entry, Translated
+from mediatrans_client.models import LocalizationResult
+
+MAX_REQUEST_CHARS = 50_000
+
+ProgressFn = Callable[[int, int], None]  # (characters done, characters in all)
+
+
+class Localizer(Protocol):
+    def localize(
+        self, text: str, source_lang: str, target_langs: Sequence[str], *, content_type: str = "ui", **options: Any
+    ) -> LocalizationResult: ...
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One text to translate: a source or plural form, with the limit that applies to it."""
+
+    text: str
+    max_length: int | None
+
+    @property
+    def lines(self) -> int:
+        return self.text.count("\n") + 1
+
+
+@dataclass(frozen=True)
+class LengthHit:
+    key: str
+    lang: str
+    max_length: int
+    source: str
+    translation: str
+
+
+@dataclass
+class LocalizationReport:
+    translations: dict[str, dict[str, Translated]]
+    requests: int = 0
+    characters: int = 0  # characters sent (each counted once, whatever the number of targets)
+    strings: int = 0
+    untranslatable: int = 0
+    shortened: list[LengthHit] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
+
+
+def segments_of(entry: Entry, default_limit: int | None) -> list[Segment]:
+    """The texts of ``entry`` to translate (source, then plural), each with the limit that applies."""
+    limit = entry.max_length if entry.max_length is not None else default_limit
+    texts = [entry.source] if entry.source_plural is None else [entry.source, entry.source_plural]
+    return [Segment(text.replace("\r\n", "\n"), limit) for text in texts]
+
+
+def plan_batches(segments: Sequence[Segment], max_chars: int = MAX_REQUEST_CHARS) -> list[list[Segment]]:
+    """Unlimited segments packed in order into joined texts of at most ``max_chars``; limited ones alone."""
+    batches: list[list[Segment]] = []
+    current: list[Segment] = []
+    size = 0
+    for segment in segments:
+        if segment.max_length is not None:
+            batches.append([segment])
+            continue
+        added = len(segment.text) + (1 if current else 0)
+        if current and size + added > max_chars:
+            batches.append(current)
+            current, size = [], 0
+            added = len(segment.text)
+        current.append(segment)
+        size += added
+    if current:
+        batches.append(current)
+    return batches
+
+
+class FileLocalizer:
+    """Runs the batches of one catalog through a client's ``game`` endpoint group, a few at a time."""
+
+    def __init__(
+        self,
+        game: Localizer,
+        source_lang: str,
+        target_langs: Sequence[str],
+        *,
+        content_type: str = "ui",
+        max_length: int | None = None,
+        max_chars: int = MAX_REQUEST_CHARS,
+        concurrency: int = 4,
+        **options: Any,
+    ) -> None:
+        if not 1 <= max_chars <= MAX_REQUEST_CHARS:
+            raise ValueError(f"max_chars must be 1-{MAX_REQUEST_CHARS}")
+        self.game = game
+        self.source_lang = source_lang
+        self.target_langs = list(dict.fromkeys(target_langs))
+        self.content_type = content_type
+        self.max_length = max_length
+        self.max_chars = max_chars
+        self.concurrency = max(1, concurrency)
+        self.options = {name: value for name, value in options.items() if value is not None}
+        self._lock = threading.Lock()
+
+    def run(self, catalog: Catalog, on_progress: ProgressFn | None = None) -> LocalizationReport:
+        report = LocalizationReport({lang: {} for lang in self.target_langs})
+        wanted: dict[Segment, None] = {}
+        for entry in catalog.entries:
+            if not entry.translatable:
+                report.untranslatable += 1
+                continue
+            report.strings += 1
+            for segment in segments_of(entry, self.max_length):
+                if len(segment.text) > MAX_REQUEST_CHARS:
+                    report.skipped.append((entry.key, f"longer than {MAX_REQUEST_CHARS} characters"))
+                elif segment.text.strip():
+                    wanted[segment] = None
+        done: dict[Segment, dict[str, str]] = {}
+        shortened: set[tuple[Segment, str]] = set()
+        total = sum(len(s.text) for s in wanted)
+        progress = [0]
+
+        def work(batch: list[Segment]) -> None:
+            self._translate(batch, done, shortened, report)
+            with self._lock:
+                progress[0] += sum(len(s.text) for s in batch)
+                if on_progress is not None:
+                    on_progress(progress[0], total)
+
+        batches = plan_batches(list(wanted), self.max_chars)
+        with ThreadPoolExecutor(self.concurrency) as pool:
+            for future in [pool.submit(work, batch) for batch in batches]:
+                future.result()  # the first failure propagates (nothing is written then)
+        skipped = {key for key, _ in report.skipped}
+        for entry in catalog.entries:
+            if entry.translatable and entry.key not in skipped:
+                self._collect(entry, done, shortened, report)
+        return report
+
+    def _request(self, text: str, max_length: int | None, report: LocalizationReport) -> LocalizationResult:
+        with self._lock:
+            report.requests += 1
+            report.characters += len(text)
+        options = dict(self.options)
+        if max_length is not None:
+            options["max_length"] = max_length
+        return self.game.localize(text, self.source_lang, self.target_langs, content_type=self.content_type, **options)
+
+    def _translate(
+        self,
+        batch: list[Segment],
+        done: dict[Segment, dict[str, str]],
+        shortened: set[tuple[Segment, str]],
+        report: LocalizationReport,
+    ) -> None:
+        result = self._request("\n".join(s.text for s in batch), batch[0].max_length, report)
+        if len(batch) == 1:
+            done[batch[0]] = {lang: result.translations.get(lang, batch[0].text) for lang in self.target_langs}
+            for lang in result.shortened or []:
+                shortened.add((batch[0], lang))
+            return
+        split = {lang: result.translations.get(lang, "").split("\n") for lang in self.target_langs}
+        if any(len(lines) != sum(s.lines for s in batch) for lines in split.values()):
+            for segment in batch:  # the line structure was not kept: one request per string
+                self._translate([segment], done, shortened, report)
+            return
+        start = 0
+        for segment in batch:
+            done[segment] = {lang: "\n".join(lines[start : start + segment.lines]) for lang, lines in split.items()}
+            start += segment.lines
+
+    def _collect(
+        self,
+        entry: Entry,
+        done: dict[Segment, dict[str, str]],
+        shortened: set[tuple[Segment, str]],
+        report: LocalizationReport,
+    ) -> None:
+        segments = segments_of(entry, self.max_length)
+        for lang in self.target_langs:
+            texts = [done[s][lang] if s in done else s.text for s in segments]
+            plural = texts[1] if len(texts) > 1 else None
+            report.translations[lang][entry.key] = Translated(texts[0], plural)
+            for segment, text in zip(segments, texts):
+                if (segment, lang) in shortened and segment.max_length is not None:
+                    report.shortened.append(LengthHit(entry.key, lang, segment.max_length, segment.text, text))
