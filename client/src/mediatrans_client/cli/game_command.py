@@ -1,0 +1,162 @@
+"""``mediatrans game localize FILE``: translate a PO / XLIFF / JSON / CSV string file into several languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+from mediatrans_client.cli import output
+from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
+from mediatrans_client.file_localization import MAX_REQUEST_CHARS, FileLocalizer, LocalizationReport, plan_batches, segments_of
+from mediatrans_client.l10n import UnsupportedFileError, load
+
+CONTENT_TYPES = ("ui", "dialogue", "item_desc", "skill", "story", "tutorial")
+TONES = ("epic", "humorous", "dark", "cute")
+
+
+@cli.group()
+def game() -> None:
+    """Game text localization."""
+
+
+def _targets(value: str) -> list[str]:
+    codes = [code.strip() for code in value.split(",") if code.strip()]
+    if not codes:
+        raise click.BadParameter("give at least one language code", param_hint="--to")
+    return list(dict.fromkeys(codes))
+
+
+@game.command("localize")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--from", "source_lang", required=True, metavar="LANG", help="Language of the file's source text.")
+@click.option("--to", "targets", required=True, metavar="LANGS", help="Comma-separated target codes, e.g. es,fr,de.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("l10n-out"), show_default=True)
+@click.option("--content-type", type=click.Choice(CONTENT_TYPES), default="ui", show_default=True)
+@click.option("--genre", metavar="GENRE", help="rpg, fps, moba, casual, strategy, ...")
+@click.option("--tone", type=click.Choice(TONES))
+@click.option("--max-length", type=click.IntRange(1, MAX_REQUEST_CHARS), help="Limit for strings the file gives none.")
+@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary whose terms are enforced.")
+@click.option("--batch-chars", type=click.IntRange(1, MAX_REQUEST_CHARS), default=MAX_REQUEST_CHARS, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 16), default=4, show_default=True, help="Requests in flight.")
+@click.option("--dry-run", is_flag=True, help="Read the file and print the plan (requests, billed characters); send nothing.")
+@pass_session
+@handles_errors
+def localize(
+    session: Session,
+    file: Path,
+    source_lang: str,
+    targets: str,
+    out: Path,
+    content_type: str,
+    genre: str | None,
+    tone: str | None,
+    max_length: int | None,
+    glossary_id: str | None,
+    batch_chars: int,
+    concurrency: int,
+    dry_run: bool,
+) -> None:
+    """Translate FILE (.po .pot .xlf .xliff .json .arb .csv .tsv) into every --to language, under --out.
+
+    \b
+    mediatrans game localize strings.po --from en --to es,fr,de --genre rpg --tone epic -o out/
+
+    Keys, comments, plural forms and untranslatable flags are kept; strings cut to fit a
+    max_length are listed at the end.
+    """
+    target_langs = _targets(targets)
+    try:
+        catalog = load(file, source_lang)
+    except UnsupportedFileError as exc:
+        raise SystemExit(output.fail(str(exc), output.EXIT_INVALID, session.as_json)) from None
+    localizer = FileLocalizer(
+        session.client.game if not dry_run else _NoCalls(),
+        source_lang,
+        target_langs,
+        content_type=content_type,
+        max_length=max_length,
+        max_chars=batch_chars,
+        concurrency=concurrency,
+        genre=genre,
+        tone=tone,
+        glossary_id=glossary_id,
+    )
+    if dry_run:
+        _print_plan(session, catalog, localizer)
+        return
+    show_bar = not session.as_json and output.stderr.is_terminal
+    columns = (TextColumn("translating"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=output.stderr, disable=not show_bar) as progress:
+        bar = progress.add_task("translating", total=None)
+        report = localizer.run(catalog, lambda done, total: progress.update(bar, completed=done, total=total))
+    try:
+        files = catalog.write(out, report.translations)
+    except ValueError as exc:  # e.g. a target language whose plural rule is unknown
+        raise SystemExit(output.fail(f"cannot write {file.name}: {exc}", output.EXIT_INVALID, session.as_json)) from None
+    _print_report(session, report, files, len(target_langs))
+
+
+class _NoCalls:
+    def localize(self, *args: Any, **kwargs: Any) -> Any:  # pragma: no cover - a dry run never translates
+        raise AssertionError("dry run")
+
+
+def _print_plan(session: Session, catalog: Any, localizer: FileLocalizer) -> None:
+    segments = list(
+        dict.fromkeys(
+            s for e in catalog.entries if e.translatable for s in segments_of(e, localizer.max_length) if s.text.strip()
+        )
+    )
+    batches = plan_batches(segments, localizer.max_chars)
+    characters = sum(len(s.text) for s in segments)
+    plan = {
+        "file": str(catalog.path),
+        "entries": len(catalog.entries),
+        "translatable": sum(1 for e in catalog.entries if e.translatable),
+        "unique_texts": len(segments),
+        "requests": len(batches),
+        "characters": characters,
+        "billed_characters": characters * len(localizer.target_langs),
+        "targets": localizer.target_langs,
+    }
+    if session.as_json:
+        output.emit_json(plan)
+        return
+    for name, value in plan.items():
+        output.say(f"{name:<18} {value}")
+
+
+def _print_report(session: Session, report: LocalizationReport, files: list[Path], targets: int) -> None:
+    hits = [
+        {"key": h.key, "lang": h.lang, "max_length": h.max_length, "source": h.source, "translation": h.translation}
+        for h in report.shortened
+    ]
+    if session.as_json:
+        output.emit_json(
+            {
+                "files": [str(path) for path in files],
+                "strings": report.strings,
+                "untranslatable": report.untranslatable,
+                "requests": report.requests,
+                "characters": report.characters,
+                "billed_characters": report.characters * targets,
+                "shortened": hits,
+                "skipped": [{"key": key, "reason": reason} for key, reason in report.skipped],
+            }
+        )
+        return
+    for path in files:
+        output.say(f"wrote {path}")
+    output.note(
+        f"{report.strings} strings ({report.untranslatable} untranslatable kept) in {report.requests} requests, "
+        f"{report.characters:,} characters x {targets} languages"
+    )
+    if hits:
+        output.note(f"{len(hits)} translation(s) cut to fit max_length:")
+        for hit in hits:
+            output.note(f"  {hit['key']} [{hit['lang']}] (max {hit['max_length']}): {hit['translation']}")
+    for key, reason in report.skipped:
+        output.note(f"skipped {key}: {reason}")

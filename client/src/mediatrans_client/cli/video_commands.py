@@ -1,0 +1,197 @@
+"""``mediatrans video``: submit a translation, follow it with a live progress bar, download the results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S
+from mediatrans_client.cli import output
+from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
+from mediatrans_client.cli.fields import parse_fields
+from mediatrans_client.models import Task
+
+FORMATS = ("srt", "vtt", "ass", "burned_video", "all")
+VOICES = ("default-female", "default-male", "professional-female", "professional-male")
+
+
+@cli.group()
+def video() -> None:
+    """Video translation: subtitles, burned-in subtitles, dubbing."""
+
+
+class ProgressBar:
+    """A rich progress bar fed by task records: stage, percent, the server's estimate of the time left."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._progress = Progress(
+            TextColumn("{task.description:<12}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[eta]}"),
+            TimeElapsedColumn(),
+            console=output.stderr,
+            disable=not enabled,
+            transient=False,
+        )
+        self._bar: Any = None
+
+    def __enter__(self) -> ProgressBar:
+        self._progress.__enter__()
+        self._bar = self._progress.add_task("queued", total=100, eta="")
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._progress.__exit__(None, None, None)
+
+    def update(self, task: Task) -> None:
+        stage = task.status if task.status in ("queued", "completed", "failed", "expired") else (task.stage or task.status)
+        left = task.estimated_seconds
+        eta = f"ETA {_duration(left)}" if left is not None and not task.is_final else ""
+        self._progress.update(self._bar, completed=task.progress or 0, description=stage, eta=eta)
+
+
+def _duration(seconds: int) -> str:
+    minutes, secs = divmod(max(0, int(seconds)), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def _follow(session: Session, task: Task, poll_interval: float, timeout: float | None, out: Path | None) -> None:
+    """Wait with a progress bar (on a terminal, without ``--json``), download into ``out``, print the outcome."""
+    show_bar = not session.as_json and output.stderr.is_terminal
+    with ProgressBar(show_bar) as bar:
+        bar.update(task)
+        done = session.client.video.wait(task.task_id, on_progress=bar.update, poll_interval=poll_interval, timeout=timeout)
+    files = session.client.video.download(done, out) if out is not None else []
+    _print_task(session, done, files)
+
+
+def _print_task(session: Session, task: Task, files: list[Path] | None = None) -> None:
+    if session.as_json:
+        record = task.model_dump(mode="json", exclude_none=True)
+        if files is not None:
+            record["downloaded"] = [str(path) for path in files]
+        output.emit_json(record)
+        return
+    output.say(f"task      {task.task_id}")
+    output.say(f"status    {task.status}" + (f" ({task.stage}, {task.progress}%)" if task.stage and not task.is_final else ""))
+    if task.estimated_seconds is not None and not task.is_final:
+        output.say(f"time left ~{_duration(task.estimated_seconds)}")
+    if task.result is not None:
+        for kind, url in task.result.download_urls().items():
+            output.say(f"{kind:<9} {url}")
+    if task.error:
+        output.say(f"error     {task.error}")
+    for path in files or []:
+        output.say(f"saved     {path}")
+
+
+@video.command("translate")
+@click.argument("source", metavar="FILE_OR_URL")
+@click.option("--to", "target", required=True, metavar="LANG", help="Target language code (e.g. es, pt-BR).")
+@click.option("--from", "source_lang", default="auto", show_default=True, metavar="LANG", help="Source language, or auto.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="srt", show_default=True)
+@click.option("--bilingual", is_flag=True, help="Source and translation in every cue.")
+@click.option("--engine", type=click.Choice(("standard", "professional")), help="Translation engine.")
+@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary for consistent terms.")
+@click.option("--speakers", "diarize", is_flag=True, help="Label speakers ([Speaker 1], ...).")
+@click.option("--speaker-count", type=click.IntRange(1, 20), help="Expected number of speakers.")
+@click.option("--dub", is_flag=True, help="Replace the audio with synthesized speech of the translation.")
+@click.option("--voice", "dubbing_voice", type=click.Choice(VOICES), help="Dubbing voice.")
+@click.option("--callback-url", metavar="URL", help="Receives a signed POST when the task ends.")
+@click.option("-f", "--field", "extra", multiple=True, metavar="NAME=VALUE", help="Any other contract field (repeatable).")
+@click.option("--wait", is_flag=True, help="Follow the task to the end with a progress bar.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="Download the results here (implies --wait).")
+@click.option("--poll-interval", type=click.FloatRange(min=1), default=DEFAULT_POLL_INTERVAL_S, show_default=True)
+@click.option("--wait-timeout", type=click.FloatRange(min=1), help="Give up waiting after this many seconds.")
+@pass_session
+@handles_errors
+def translate(
+    session: Session,
+    source: str,
+    target: str,
+    source_lang: str,
+    output_format: str,
+    bilingual: bool,
+    engine: str | None,
+    glossary_id: str | None,
+    diarize: bool,
+    speaker_count: int | None,
+    dub: bool,
+    dubbing_voice: str | None,
+    callback_url: str | None,
+    extra: tuple[str, ...],
+    wait: bool,
+    out: Path | None,
+    poll_interval: float,
+    wait_timeout: float | None,
+) -> None:
+    """Translate a video file (uploaded, streamed) or an http(s) URL into subtitles, burned video or a dub.
+
+    \b
+    mediatrans video translate talk.mp4 --to es --format all --wait --out ./subs
+    """
+    fields: dict[str, Any] = {
+        "bilingual": bilingual or None,
+        "engine": engine,
+        "glossary_id": glossary_id,
+        "enable_diarization": diarize or None,
+        "speaker_count": speaker_count,
+        "enable_dubbing": dub or None,
+        "dubbing_voice": dubbing_voice,
+        "callback_url": callback_url,
+        **parse_fields(extra),
+    }
+    fields = {name: value for name, value in fields.items() if value is not None}
+    if not source.startswith(("http://", "https://")) and not Path(source).is_file():
+        raise click.BadParameter(f"no such file: {source}", param_hint="FILE_OR_URL")
+    if not session.as_json and not (wait or out):
+        output.note(f"submitting {source} ...")
+    task = session.client.video.translate(
+        source, target_lang=target, source_lang=source_lang, output_format=output_format, **fields
+    )
+    if wait or out is not None:
+        _follow(session, task, poll_interval, wait_timeout, out)
+    else:
+        _print_task(session, task)
+        if not session.as_json:
+            output.note(f"follow it with: mediatrans video status {task.task_id} --wait")
+
+
+@video.command("status")
+@click.argument("task_id")
+@click.option("--wait", is_flag=True, help="Follow the task to the end with a progress bar.")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="Download the results here (implies --wait).")
+@click.option("--poll-interval", type=click.FloatRange(min=1), default=DEFAULT_POLL_INTERVAL_S, show_default=True)
+@click.option("--wait-timeout", type=click.FloatRange(min=1), help="Give up waiting after this many seconds.")
+@pass_session
+@handles_errors
+def status(
+    session: Session, task_id: str, wait: bool, out: Path | None, poll_interval: float, wait_timeout: float | None
+) -> None:
+    """Show a task (status, stage, progress, result links); exit 9 when it failed or expired."""
+    task = session.client.video.get(task_id)
+    if wait or out is not None:
+        _follow(session, task, poll_interval, wait_timeout, out)
+        return
+    _print_task(session, task)
+    if task.status in ("failed", "expired"):
+        raise SystemExit(output.EXIT_TASK_FAILED)
+
+
+@video.command("download")
+@click.argument("task_id")
+@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@pass_session
+@handles_errors
+def download(session: Session, task_id: str, out: Path) -> None:
+    """Download every result file of a completed task."""
+    task = session.client.video.get(task_id)
+    if task.status != "completed":
+        raise SystemExit(output.fail(f"task {task_id} is {task.status}, not completed", output.EXIT_INVALID, session.as_json))
+    files = session.client.video.download(task, out)
+    _print_task(session, task, files)
