@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
@@ -13,6 +14,8 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
 from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.models import Task
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 FORMATS = ("srt", "vtt", "ass", "burned_video", "all")
 VOICES = ("default-female", "default-male", "professional-female", "professional-male")
@@ -90,6 +93,21 @@ def _print_task(session: Session, task: Task, files: list[Path] | None = None) -
         output.say(f"saved     {path}")
 
 
+def follow_options(command: F) -> F:
+    """``--wait``, ``--out``, ``--poll-interval`` and ``--wait-timeout``, shared by the commands that follow a task."""
+    options = (
+        click.option("--wait", is_flag=True, help="Follow the task to the end with a progress bar."),
+        click.option(
+            "-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="Download the results here (implies --wait)."
+        ),
+        click.option("--poll-interval", type=click.FloatRange(min=1), default=DEFAULT_POLL_INTERVAL_S, show_default=True),
+        click.option("--wait-timeout", type=click.FloatRange(min=1), help="Give up waiting after this many seconds."),
+    )
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 @video.command("translate")
 @click.argument("source", metavar="FILE_OR_URL")
 @click.option("--to", "target", required=True, metavar="LANG", help="Target language code (e.g. es, pt-BR).")
@@ -104,10 +122,7 @@ def _print_task(session: Session, task: Task, files: list[Path] | None = None) -
 @click.option("--voice", "dubbing_voice", type=click.Choice(VOICES), help="Dubbing voice.")
 @click.option("--callback-url", metavar="URL", help="Receives a signed POST when the task ends.")
 @click.option("-f", "--field", "extra", multiple=True, metavar="NAME=VALUE", help="Any other contract field (repeatable).")
-@click.option("--wait", is_flag=True, help="Follow the task to the end with a progress bar.")
-@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="Download the results here (implies --wait).")
-@click.option("--poll-interval", type=click.FloatRange(min=1), default=DEFAULT_POLL_INTERVAL_S, show_default=True)
-@click.option("--wait-timeout", type=click.FloatRange(min=1), help="Give up waiting after this many seconds.")
+@follow_options
 @pass_session
 @handles_errors
 def translate(
@@ -164,10 +179,7 @@ def translate(
 
 @video.command("status")
 @click.argument("task_id")
-@click.option("--wait", is_flag=True, help="Follow the task to the end with a progress bar.")
-@click.option("-o", "--out", type=click.Path(file_okay=False, path_type=Path), help="Download the results here (implies --wait).")
-@click.option("--poll-interval", type=click.FloatRange(min=1), default=DEFAULT_POLL_INTERVAL_S, show_default=True)
-@click.option("--wait-timeout", type=click.FloatRange(min=1), help="Give up waiting after this many seconds.")
+@follow_options
 @pass_session
 @handles_errors
 def status(

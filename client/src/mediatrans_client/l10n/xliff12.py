@@ -20,15 +20,7 @@ from mediatrans_client.l10n.entries import Entry, Translated, UnsupportedFileErr
 
 def _units(tree: etree._ElementTree, name: str) -> list[tuple[str, etree._Element, bool]]:
     """(key, trans-unit, source has inline markup) in document order."""
-    root = tree.getroot()
-    found: list[tuple[str, str, etree._Element]] = []
-    for index, file_el in enumerate(root.iter(xliff_xml.tag(root, "file"))):
-        file_id = file_el.get("original") or str(index)
-        for unit in file_el.iter(xliff_xml.tag(root, "trans-unit")):
-            unit_id = unit.get("id")
-            if not unit_id:
-                raise UnsupportedFileError(f"{name}: a <trans-unit> has no id (line {unit.sourceline})")
-            found.append((file_id, unit_id, unit))
+    found = xliff_xml.units(tree.getroot(), "original", "trans-unit", name)
     keys = xliff_xml.unique_keys([(f, u) for f, u, _ in found], name)
     result = []
     for key, (_, _, unit) in zip(keys, found):

@@ -26,15 +26,10 @@ def _segments(tree: etree._ElementTree, name: str) -> list[tuple[str, etree._Ele
     """(key, unit, segment) in document order."""
     root = tree.getroot()
     found: list[tuple[str, str, etree._Element, etree._Element]] = []
-    for index, file_el in enumerate(root.iter(xliff_xml.tag(root, "file"))):
-        file_id = file_el.get("id") or str(index)
-        for unit in file_el.iter(xliff_xml.tag(root, "unit")):
-            unit_id = unit.get("id")
-            if not unit_id:
-                raise UnsupportedFileError(f"{name}: a <unit> has no id (line {unit.sourceline})")
-            segments = unit.findall(xliff_xml.tag(root, "segment"))
-            for number, segment in enumerate(segments, start=1):
-                found.append((file_id, unit_id if len(segments) == 1 else f"{unit_id}#{number}", unit, segment))
+    for file_id, unit_id, unit in xliff_xml.units(root, "id", "unit", name):
+        segments = unit.findall(xliff_xml.tag(root, "segment"))
+        for number, segment in enumerate(segments, start=1):
+            found.append((file_id, unit_id if len(segments) == 1 else f"{unit_id}#{number}", unit, segment))
     keys = xliff_xml.unique_keys([(f, u) for f, u, _, _ in found], name)
     return [(key, unit, segment) for key, (_, _, unit, segment) in zip(keys, found)]
 

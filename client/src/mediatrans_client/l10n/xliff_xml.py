@@ -120,6 +120,19 @@ def set_target(container: etree._Element, after: etree._Element, text: str, mark
     return target
 
 
+def units(root: etree._Element, file_id_attribute: str, unit_tag: str, name: str) -> list[tuple[str, str, etree._Element]]:
+    """(file id, unit id, unit) of every ``unit_tag`` element in document order; a unit without an id is an error."""
+    found = []
+    for index, file_el in enumerate(root.iter(tag(root, "file"))):
+        file_id = file_el.get(file_id_attribute) or str(index)
+        for unit in file_el.iter(tag(root, unit_tag)):
+            unit_id = unit.get("id")
+            if not unit_id:
+                raise UnsupportedFileError(f"{name}: a <{unit_tag}> has no id (line {unit.sourceline})")
+            found.append((file_id, unit_id, unit))
+    return found
+
+
 def unique_keys(items: list[tuple[str, str]], name: str) -> list[str]:
     """Keys from (file id, unit id) pairs: the unit id, or `file/unit` where a unit id repeats across files."""
     counts: dict[str, int] = {}
