@@ -156,7 +156,8 @@ def _path_params(path: str) -> list[dict[str, Any]]:
 
 
 def _error_responses(path: str, kinds: Iterable[ErrorKind], auth: bool) -> dict[str, Any]:
-    all_kinds = list(kinds) + ([ErrorKind.UNAUTHORIZED] if auth else []) + [ErrorKind.INTERNAL]
+    # Any operation can fail inside (500) or be shed by the ingress's in-flight limit (503 + Retry-After).
+    all_kinds = list(kinds) + ([ErrorKind.UNAUTHORIZED] if auth else []) + [ErrorKind.INTERNAL, ErrorKind.UNAVAILABLE]
     by_status: dict[int, list[str]] = defaultdict(list)
     for kind in dict.fromkeys(all_kinds):
         status, code = resolve(group_for_path(path), kind)

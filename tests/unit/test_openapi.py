@@ -62,3 +62,11 @@ def test_one_route_per_path_so_405_lists_every_method() -> None:
     assert {m.strip() for m in response.headers["allow"].split(",")} == {"GET", "HEAD", "PUT", "DELETE"}
     documented = {m.upper() for m in document()["paths"]["/v1/glossaries/{glossary_id}"]}
     assert documented | {"HEAD"} == {m.strip() for m in response.headers["allow"].split(",")}
+
+
+def test_every_operation_documents_server_faults_and_load_shedding() -> None:
+    for path, operations in document()["paths"].items():
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            assert {"500", "503"} <= set(responses), f"{method} {path}"
+            assert "unavailable" in responses["503"]["description"]
