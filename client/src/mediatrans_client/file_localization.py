@@ -117,7 +117,8 @@ class FileLocalizer:
         self.options = {name: value for name, value in options.items() if value is not None}
         self._lock = threading.Lock()
 
-    def run(self, catalog: Catalog, on_progress: ProgressFn | None = None) -> LocalizationReport:
+    def plan(self, catalog: Catalog) -> tuple[LocalizationReport, list[list[Segment]]]:
+        """An empty report (counts and skipped strings filled in) and the batches that would be sent."""
         report = LocalizationReport({lang: {} for lang in self.target_langs})
         wanted: dict[Segment, None] = {}
         for entry in catalog.entries:
@@ -130,9 +131,13 @@ class FileLocalizer:
                     report.skipped.append((entry.key, f"longer than {MAX_REQUEST_CHARS} characters"))
                 elif segment.text.strip():
                     wanted[segment] = None
+        return report, plan_batches(list(wanted), self.max_chars)
+
+    def run(self, catalog: Catalog, on_progress: ProgressFn | None = None) -> LocalizationReport:
+        report, batches = self.plan(catalog)
         done: dict[Segment, dict[str, str]] = {}
         shortened: set[tuple[Segment, str]] = set()
-        total = sum(len(s.text) for s in wanted)
+        total = sum(len(s.text) for batch in batches for s in batch)
         progress = [0]
 
         def work(batch: list[Segment]) -> None:
@@ -142,7 +147,6 @@ class FileLocalizer:
                 if on_progress is not None:
                     on_progress(progress[0], total)
 
-        batches = plan_batches(list(wanted), self.max_chars)
         with ThreadPoolExecutor(self.concurrency) as pool:
             for future in [pool.submit(work, batch) for batch in batches]:
                 future.result()  # the first failure propagates (nothing is written then)

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
-from mediatrans_client.file_localization import MAX_REQUEST_CHARS, FileLocalizer, LocalizationReport, plan_batches, segments_of
+from mediatrans_client.file_localization import MAX_REQUEST_CHARS, FileLocalizer, LocalizationReport
 from mediatrans_client.l10n import UnsupportedFileError, load
 
 CONTENT_TYPES = ("ui", "dialogue", "item_desc", "skill", "story", "tutorial")
@@ -105,22 +105,18 @@ class _NoCalls:
 
 
 def _print_plan(session: Session, catalog: Any, localizer: FileLocalizer) -> None:
-    segments = list(
-        dict.fromkeys(
-            s for e in catalog.entries if e.translatable for s in segments_of(e, localizer.max_length) if s.text.strip()
-        )
-    )
-    batches = plan_batches(segments, localizer.max_chars)
-    characters = sum(len(s.text) for s in segments)
+    report, batches = localizer.plan(catalog)
+    characters = sum(len(s.text) for batch in batches for s in batch)
     plan = {
         "file": str(catalog.path),
         "entries": len(catalog.entries),
-        "translatable": sum(1 for e in catalog.entries if e.translatable),
-        "unique_texts": len(segments),
+        "translatable": report.strings,
+        "unique_texts": sum(len(batch) for batch in batches),
         "requests": len(batches),
         "characters": characters,
         "billed_characters": characters * len(localizer.target_langs),
         "targets": localizer.target_langs,
+        "skipped": [{"key": key, "reason": reason} for key, reason in report.skipped],
     }
     if session.as_json:
         output.emit_json(plan)
