@@ -5,6 +5,10 @@ mounts Ray Serve LLM (``ray.serve.llm:build_openai_app``), so the translator
 reaches ``http://127.0.0.1:8000/llm/v1`` in both and only the config
 differs. Outside Serve, ``python -m deployments.llm_server`` runs the same
 app under uvicorn (benchmarks and tests use it).
+
+The endpoint is internal: every request needs the service key
+(``MEDIATRANS_LLM_KEY``, or ``api_key`` in the args) and asks for at most
+``max_tokens_limit`` completion tokens (docs/llm.md).
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from ray import serve
 from starlette.applications import Starlette
 
 from deployments.engines.llm.chat_model import ChatModel, ChatModelConfig
-from deployments.engines.llm.openai_api import create_openai_app
+from deployments.engines.llm.openai_api import DEFAULT_MAX_TOKENS_LIMIT, create_openai_app
+from deployments.engines.llm.service_key import ENV_VAR, configured_key
 
 
 class LLMServerArgs(pydantic.BaseModel):
@@ -33,7 +38,10 @@ class LLMServerArgs(pydantic.BaseModel):
     threads_batch: int | None = pydantic.Field(default=None, ge=1)
     n_batch: int = pydantic.Field(default=256, ge=8)
     max_tokens: int = pydantic.Field(default=1024, ge=1)
+    max_tokens_limit: int = pydantic.Field(default=DEFAULT_MAX_TOKENS_LIMIT, ge=1)
     max_waiting: int = pydantic.Field(default=64, ge=1)
+    # Unset in the profiles: the replica reads MEDIATRANS_LLM_KEY, so the key stays out of config files.
+    api_key: pydantic.SecretStr | None = None
 
     @pydantic.field_validator("model_path")
     @classmethod
@@ -43,9 +51,25 @@ class LLMServerArgs(pydantic.BaseModel):
 
         return project_path(value)
 
+    @pydantic.model_validator(mode="after")
+    def _default_within_limit(self) -> LLMServerArgs:
+        if self.max_tokens > self.max_tokens_limit:
+            raise ValueError(f"max_tokens ({self.max_tokens}) exceeds max_tokens_limit ({self.max_tokens_limit})")
+        return self
+
+    def service_key(self) -> str | None:
+        """``api_key`` when set, else ``MEDIATRANS_LLM_KEY``; None leaves the server refusing everything."""
+        return configured_key(self.api_key.get_secret_value() if self.api_key else None)
+
     def chat_config(self) -> ChatModelConfig:
-        fields = self.model_dump(exclude={"max_waiting"})
+        fields = self.model_dump(exclude={"max_waiting", "max_tokens_limit", "api_key"})
         return ChatModelConfig(**fields)
+
+    def openai_app(self, model: ChatModel) -> Starlette:
+        """The HTTP surface of ``model`` with these args' key, ceiling and queue bound."""
+        return create_openai_app(
+            model, api_key=self.service_key(), max_waiting=self.max_waiting, max_tokens_limit=self.max_tokens_limit
+        )
 
 
 @serve.deployment(name="LLMServer", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=64)
@@ -58,7 +82,7 @@ class LLMServer:
         self.model = ChatModel(self.args.chat_config())
 
     def __serve_build_asgi_app__(self) -> Starlette:
-        return create_openai_app(self.model, max_waiting=self.args.max_waiting)
+        return self.args.openai_app(self.model)
 
     def check_health(self) -> None:
         if not self.model.alive():
@@ -88,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-ctx", type=int, default=8192)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--threads-batch", type=int, default=None)
+    parser.add_argument("--max-tokens-limit", type=int, default=DEFAULT_MAX_TOKENS_LIMIT)
+    parser.add_argument("--api-key", default=None, help=f"the service key clients must send (default: ${ENV_VAR})")
     options = parser.parse_args(argv)
     args = LLMServerArgs(
         model_path=options.model,
@@ -96,12 +122,12 @@ def main(argv: list[str] | None = None) -> None:
         n_ctx=options.n_ctx,
         threads=options.threads,
         threads_batch=options.threads_batch,
+        max_tokens_limit=options.max_tokens_limit,
+        api_key=options.api_key,
     )
     model = ChatModel(args.chat_config())
     try:
-        uvicorn.run(
-            create_openai_app(model, max_waiting=args.max_waiting), host=options.host, port=options.port, log_level="warning"
-        )
+        uvicorn.run(args.openai_app(model), host=options.host, port=options.port, log_level="warning")
     finally:
         model.close()
 

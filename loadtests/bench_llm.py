@@ -27,6 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from deployments.engines.llm.service_key import bearer_header, configured_key  # noqa: E402
 from loadtests.bench_api import make_token  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
 from loadtests.local_profile import mediatrans_args, run_llm_app  # noqa: E402
@@ -63,7 +64,8 @@ def tokens_per_second(base_url: str, concurrency: int, rounds: int) -> float:
             "temperature": 0,
             "max_tokens": 80,
         }
-        answer = httpx.post(f"{base_url}/v1/chat/completions", json=body, timeout=600).json()
+        headers = bearer_header(configured_key())  # local_llm_server exported the key it gave the server
+        answer = httpx.post(f"{base_url}/v1/chat/completions", json=body, headers=headers, timeout=600).json()
         return int(answer["usage"]["completion_tokens"])
 
     started = time.perf_counter()

@@ -1,9 +1,15 @@
-"""Start the embedded LLM server (``python -m deployments.llm_server``) in its own process."""
+"""Start the embedded LLM server (``python -m deployments.llm_server``) in its own process.
+
+The server requires the service key (``MEDIATRANS_LLM_KEY``): the key of
+the environment, or one made for this process and exported, so the server
+inherits it and the ``LLMEngine`` of the caller sends it by default.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -13,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+
+from deployments.engines.llm.service_key import ENV_VAR, bearer_header, configured_key
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
@@ -24,13 +32,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def ensure_service_key() -> str:
+    """The service key of this process's environment, made and exported when there is none."""
+    key = configured_key()
+    if key is None:
+        key = secrets.token_urlsafe(32)
+        os.environ[ENV_VAR] = key
+    return key
+
+
 @contextlib.contextmanager
 def local_llm_server(model: Path = MODEL, slots: int = 4, timeout_s: float = 120.0) -> Iterator[str]:
     """Yield the base URL of a freshly started server; stop it afterwards."""
     port = free_port()
     command = [sys.executable, "-m", "deployments.llm_server", "--model", str(model), "--port", str(port)]
     command += ["--slots", str(slots)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    key = ensure_service_key()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), ENV_VAR: key}
     log = tempfile.NamedTemporaryFile(prefix="llm-server-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}"
@@ -40,7 +58,7 @@ def local_llm_server(model: Path = MODEL, slots: int = 4, timeout_s: float = 120
             if process.poll() is not None:
                 raise RuntimeError(f"LLM server exited: {Path(log.name).read_text(errors='replace')[-2000:]}")
             try:
-                if httpx.get(f"{base_url}/v1/models", timeout=2).status_code == 200:
+                if httpx.get(f"{base_url}/v1/models", timeout=2, headers=bearer_header(key)).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass

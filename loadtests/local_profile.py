@@ -1,4 +1,8 @@
-"""Run configs/local.yaml's two Serve applications (``mediatrans`` and ``llm``) on a free port, for benchmarks."""
+"""Run configs/local.yaml's two Serve applications (``mediatrans`` and ``llm``) on a free port, for benchmarks.
+
+Both get the service key in their args (the LLM app requires it, the
+Translator's engine sends it), so the Ray workers need no environment of their own.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from loadtests.llm_process import ensure_service_key
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -18,11 +24,12 @@ def local_apps() -> dict[str, dict[str, Any]]:
 
 
 def mediatrans_args(port: int, **overrides: Any) -> dict[str, Any]:
-    """The ``mediatrans`` args with the LLM engine pointed at this port's ``/llm/v1``."""
+    """The ``mediatrans`` args with the LLM engine pointed at this port's ``/llm/v1``, with the service key."""
     args = copy.deepcopy(local_apps()["mediatrans"]["args"])
     for spec in args["translator"].get("engines", []):
         if spec["engine"] == "llm":
             spec["options"]["base_url"] = f"http://127.0.0.1:{port}/llm/v1"
+            spec["options"]["api_key"] = ensure_service_key()
     args.update(overrides)
     return args
 
@@ -38,4 +45,5 @@ def run_llm_app() -> None:
     deployment = LLMServer.options(
         ray_actor_options=options["ray_actor_options"], max_ongoing_requests=options["max_ongoing_requests"]
     )
-    serve.run(deployment.bind(LLMServerArgs.model_validate(app["args"]).model_dump()), name="llm", route_prefix="/llm")
+    args = LLMServerArgs.model_validate({**app["args"], "api_key": ensure_service_key()})
+    serve.run(deployment.bind(args.model_dump()), name="llm", route_prefix="/llm")

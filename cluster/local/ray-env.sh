@@ -8,6 +8,18 @@ export RAY_AUTH_TOKEN_PATH="$PWD/var/ray/auth_token"
 if [ ! -s "$RAY_AUTH_TOKEN_PATH" ]; then
   (umask 077; python3 -c 'import secrets; print(secrets.token_hex(32))' > "$RAY_AUTH_TOKEN_PATH")
 fi
+# The service key of the internal LLM endpoint (/llm/v1, docs/llm.md): the LLM app requires it and the Translator's
+# engine sends it. Both read MEDIATRANS_LLM_KEY from the environment Ray's workers inherit, so it is exported before
+# Ray starts; unless set by the caller, it is created once in var/llm.key, readable only by its owner.
+if [ -z "${MEDIATRANS_LLM_KEY:-}" ]; then
+  LLM_KEY_PATH="$PWD/var/llm.key"
+  if [ ! -s "$LLM_KEY_PATH" ]; then
+    (umask 077; python3 -c 'import secrets; print(secrets.token_urlsafe(32))' > "$LLM_KEY_PATH")
+  fi
+  chmod 600 "$LLM_KEY_PATH"
+  MEDIATRANS_LLM_KEY=$(tr -d '[:space:]' < "$LLM_KEY_PATH")
+  export MEDIATRANS_LLM_KEY
+fi
 # Serve's ingress: its Python proxy (default), or its HAProxy ingress with MEDIATRANS_SERVE_INGRESS=haproxy
 # (2.3-2.6x the requests/s on 2 cores, loadtests/bench_ingress.py; docs/scaling.md). Ray's HAProxy does not
 # pass the client's address on, so every anonymous client shares one rate-limit bucket unless a load balancer

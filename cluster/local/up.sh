@@ -18,6 +18,9 @@ source cluster/local/ray-env.sh
 if ! ray status >/dev/null 2>&1; then
   echo "[ray] starting head node"
   ray start --head --num-cpus="${RAY_NUM_CPUS:-2}" --disable-usage-stats >var/ray-start.log 2>&1
+else
+  # Workers keep the environment Ray started with, MEDIATRANS_LLM_KEY included.
+  echo "[ray] already running; it keeps the LLM service key it started with (make stop first to change it)"
 fi
 echo "[serve] deploying $CONFIG"
 serve deploy "$CONFIG" >/dev/null

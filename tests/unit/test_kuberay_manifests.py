@@ -20,7 +20,12 @@ ROOT = Path(__file__).resolve().parents[2]
 KUBERAY = ROOT / "cluster" / "kuberay"
 IMAGES = ROOT / "cluster" / "images"
 GPU_CONFIG = ROOT / "configs" / "gpu-cluster.yaml"
-APP_ENV = {"REDIS_URL", "MEDIATRANS_LINK_SECRET", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+APP_ENV = {"REDIS_URL", "MEDIATRANS_LINK_SECRET", "MEDIATRANS_LLM_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+#: The modules that read them.
+SETTINGS_SOURCES = ("core/settings.py", "core/files/factory.py", "deployments/engines/llm/service_key.py")
+#: What users may reach from outside the cluster: (path, pathType).
+PUBLIC_ROUTES = {("/v1", "Prefix"), ("/docs", "Exact"), ("/openapi.json", "Exact"), ("/healthz", "Exact"), ("/readyz", "Exact")}
+SERVE_SERVICE = "mediatrans-serve-svc"
 
 
 def load_script(path: Path) -> ModuleType:
@@ -109,7 +114,7 @@ def test_every_document_is_a_kubernetes_object(name: str) -> None:
 
 def test_kustomization_lists_the_manifests_but_not_the_example_secrets() -> None:
     resources = yaml.safe_load((KUBERAY / "kustomization.yaml").read_text())["resources"]
-    assert {"rayservice.yaml", "redis.yaml"} <= set(resources)
+    assert {"rayservice.yaml", "redis.yaml", "ingress.yaml"} <= set(resources)
     assert "secrets.example.yaml" not in resources, "applying it would overwrite the real Secrets"
     assert all((KUBERAY / name).is_file() for name in resources)
 
@@ -159,8 +164,9 @@ def test_every_ray_pod_exports_metrics_on_8080() -> None:
 
 
 def test_every_ray_container_reads_the_app_settings_from_secrets() -> None:
-    settings = (ROOT / "core" / "settings.py").read_text() + (ROOT / "core" / "files" / "factory.py").read_text()
-    assert all(f'os.environ.get("{name}"' in settings for name in APP_ENV), "a variable the code does not read"
+    settings = "".join((ROOT / source).read_text() for source in SETTINGS_SOURCES)
+    read = set(re.findall(r'os\.environ\.get\("(\w+)"', settings)) | set(re.findall(r'^ENV_VAR = "(\w+)"', settings, re.M))
+    assert read >= APP_ENV, f"variables the code does not read: {APP_ENV - read}"
     secrets = example_secrets()
     for name, container in every_container():
         refs = secret_refs(container)
@@ -199,6 +205,67 @@ def test_redis_keeps_every_key() -> None:
     assert "--maxmemory-policy noeviction" in args
     claim = one("redis.yaml", "PersistentVolumeClaim")["metadata"]["name"]
     assert claim in {v.get("persistentVolumeClaim", {}).get("claimName") for v in pod["volumes"]}
+
+
+# --------------------------------------------------------------------- exposure
+
+
+def ingress_paths() -> list[dict[str, Any]]:
+    ingress = one("ingress.yaml", "Ingress")
+    assert ingress["apiVersion"] == "networking.k8s.io/v1"
+    assert "defaultBackend" not in ingress["spec"], "a default backend would expose every route"
+    return [path for rule in ingress["spec"]["rules"] for path in rule["http"]["paths"]]
+
+
+def routed(url_path: str) -> bool:
+    """Whether the Ingress passes ``url_path`` on (Kubernetes Prefix matching is per path element)."""
+    for path in ingress_paths():
+        rule, kind = path["path"], path["pathType"]
+        if kind == "Exact" and url_path == rule:
+            return True
+        if kind in ("Prefix", "ImplementationSpecific") and (url_path == rule or url_path.startswith(rule.rstrip("/") + "/")):
+            return True
+    return False
+
+
+def test_the_ingress_exposes_only_the_public_routes() -> None:
+    paths = ingress_paths()
+    assert {(p["path"], p["pathType"]) for p in paths} == PUBLIC_ROUTES
+    for path in paths:
+        backend = path["backend"]["service"]
+        assert backend == {"name": SERVE_SERVICE, "port": {"number": 8000}}, backend
+
+
+@pytest.mark.parametrize(
+    "url_path", ["/v1/account", "/v1/video/translate", "/v1/files/a/b.mp4", "/docs", "/openapi.json", "/healthz", "/readyz"]
+)
+def test_the_public_routes_are_reachable(url_path: str) -> None:
+    assert routed(url_path)
+
+
+@pytest.mark.parametrize(
+    "url_path", ["/llm/v1/chat/completions", "/llm/v1/models", "/llm", "/", "/-/routes", "/v1x", "/docs/../llm/v1/models"]
+)
+def test_the_llm_and_everything_else_stay_inside(url_path: str) -> None:
+    assert not routed(url_path)
+
+
+def test_no_service_faces_outside_the_cluster() -> None:
+    for manifest in sorted(KUBERAY.glob("*.yaml")):
+        for doc in docs(manifest.name):
+            if doc["kind"] == "Service":
+                assert doc["spec"].get("type", "ClusterIP") == "ClusterIP", doc["metadata"]["name"]
+    serve_service = one("rayservice.yaml", "RayService")["spec"].get("serveService", {})
+    assert serve_service.get("spec", {}).get("type", "ClusterIP") == "ClusterIP"
+
+
+def test_the_llm_application_requires_the_service_key() -> None:
+    apps = {app["name"]: app for app in yaml.safe_load(GPU_CONFIG.read_text())["applications"]}
+    assert apps["llm"]["import_path"] == "deployments.llm_gateway:build_gpu_app", "the stock builder takes no key"
+    assert apps["llm"]["route_prefix"] == "/llm"
+    for name, container in every_container():
+        if not name.startswith("redis/"):
+            assert secret_refs(container).get("MEDIATRANS_LLM_KEY") == ("mediatrans-app", "MEDIATRANS_LLM_KEY"), name
 
 
 def test_serve_config_is_the_gpu_profile() -> None:

@@ -6,13 +6,21 @@ decoding with a grammar; ``temperature``, ``top_p``, ``seed``, ``stop`` and
 ``max_tokens`` (or ``max_completion_tokens``) are honoured; ``stream: true``
 answers as server-sent events (the whole completion arrives as one delta,
 because text is only made from whole token sequences). Errors use OpenAI's
-``{"error": {...}}`` shape; a full queue answers 429 with ``Retry-After``.
+``{"error": {...}}`` shape and a one-line message, never a traceback; a full
+queue answers 429 with ``Retry-After``.
+
+The endpoint is internal: every path needs the service key
+(``service_key.py``), and a ``max_tokens`` over the server's ceiling is
+refused with 400 rather than quietly cut, so a caller learns its budget is
+not what it asked for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import http
 import json
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -20,17 +28,28 @@ from typing import Any, Literal, Protocol
 
 import pydantic
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from deployments.engines.llm.batched import ContextFull, Generated
+from deployments.engines.llm.service_key import ServiceKeyMiddleware, warn_if_missing
+
+log = logging.getLogger(__name__)
 
 #: Seconds a client told to back off (429) should wait.
 RETRY_AFTER_S = 1
 
 #: How often a waiting request checks that its client is still connected.
 DISCONNECT_POLL_S = 0.5
+
+#: Completion tokens one request may ask for unless the server says otherwise.
+DEFAULT_MAX_TOKENS_LIMIT = 2048
+
+#: Longest message of an error body; longer ones are cut.
+MAX_MESSAGE_CHARS = 300
 
 
 class Message(pydantic.BaseModel):
@@ -71,6 +90,14 @@ class ChatRequest(pydantic.BaseModel):
             return ()
         return (self.stop,) if isinstance(self.stop, str) else tuple(s for s in self.stop if s)[:4]
 
+    def completion_budget(self) -> tuple[str, int] | None:
+        """The token budget asked for and the field that asked (``max_completion_tokens`` wins), if any."""
+        if self.max_completion_tokens is not None:
+            return "max_completion_tokens", self.max_completion_tokens
+        if self.max_tokens is not None:
+            return "max_tokens", self.max_tokens
+        return None
+
 
 class ChatBackend(Protocol):
     """What the HTTP layer needs from a model (``ChatModel`` or a replica wrapper)."""
@@ -82,13 +109,35 @@ class ChatBackend(Protocol):
     def load(self) -> dict[str, int]: ...
 
 
-def error(status: int, message: str, kind: str, code: str | None = None, **headers: str) -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
+def error(
+    status: int, message: str, kind: str, code: str | None = None, *, param: str | None = None, **headers: str
+) -> JSONResponse:
+    body = {"error": {"message": message[:MAX_MESSAGE_CHARS], "type": kind, "param": param, "code": code}}
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
-def create_openai_app(backend: ChatBackend, *, max_waiting: int = 64) -> Starlette:
-    """Starlette app serving ``/v1/models`` and ``/v1/chat/completions`` for ``backend``."""
+def invalid_body(exc: pydantic.ValidationError) -> str:
+    """What is wrong with a request body, field by field, without echoing the input or linking docs."""
+    problems = []
+    for item in exc.errors(include_url=False, include_input=False, include_context=False)[:3]:
+        where = ".".join(str(part) for part in item["loc"])
+        problems.append(f"{where}: {item['msg']}" if where else item["msg"])
+    return "; ".join(problems) or "the request body is not valid"
+
+
+def create_openai_app(
+    backend: ChatBackend,
+    *,
+    api_key: str | None,
+    max_waiting: int = 64,
+    max_tokens_limit: int = DEFAULT_MAX_TOKENS_LIMIT,
+) -> Starlette:
+    """Starlette app serving ``/v1/models`` and ``/v1/chat/completions`` for ``backend``.
+
+    ``api_key`` is the service key every request must carry; None refuses
+    every request. ``max_tokens_limit`` is the largest completion budget a
+    request may ask for.
+    """
 
     async def models(request: Request) -> Response:
         item = {"id": backend.model_id, "object": "model", "created": 0, "owned_by": "mediatrans"}
@@ -98,10 +147,17 @@ def create_openai_app(backend: ChatBackend, *, max_waiting: int = 64) -> Starlet
         try:
             body = ChatRequest.model_validate_json(await request.body())
             messages = [{"role": m.role if m.role != "developer" else "system", "content": m.text()} for m in body.messages]
-        except (pydantic.ValidationError, ValueError) as exc:
-            return error(400, str(exc)[:2000], "invalid_request_error")
+        except pydantic.ValidationError as exc:
+            return error(400, invalid_body(exc), "invalid_request_error")
+        except ValueError as exc:
+            return error(400, str(exc), "invalid_request_error")
         if body.model not in (None, backend.model_id):
             return error(404, f"model {body.model!r} does not exist", "invalid_request_error", "model_not_found")
+        budget = body.completion_budget()
+        if budget is not None and budget[1] > max_tokens_limit:
+            field, asked = budget
+            message = f"{field} is too large: {asked}; this server allows at most {max_tokens_limit}"
+            return error(400, message, "invalid_request_error", "invalid_value", param=field)
         if backend.load()["waiting"] >= max_waiting:
             return error(429, "too many requests waiting", "rate_limit_error", **{"Retry-After": str(RETRY_AFTER_S)})
         completion_task = asyncio.ensure_future(
@@ -130,7 +186,25 @@ def create_openai_app(backend: ChatBackend, *, max_waiting: int = 64) -> Starlet
         Route("/v1/models", models, methods=["GET"]),
         Route("/v1/chat/completions", chat, methods=["POST"]),
     ]
-    return Starlette(routes=routes)
+    warn_if_missing(api_key)
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(ServiceKeyMiddleware, key=api_key)],
+        exception_handlers={HTTPException: _http_error, Exception: _server_error},
+    )
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Unknown paths and methods in OpenAI's shape (Starlette's own answers are plain text)."""
+    assert isinstance(exc, HTTPException)
+    phrase = http.HTTPStatus(exc.status_code).phrase.lower()
+    return error(exc.status_code, phrase, "invalid_request_error", **(exc.headers or {}))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    """A fault of the server: its traceback goes to the log, the client gets one line."""
+    log.error("chat completion failed", exc_info=exc)
+    return error(500, "the LLM server failed to answer; retry later", "server_error")
 
 
 async def _unless_disconnected(request: Request, task: asyncio.Future[Generated]) -> Generated:

@@ -37,6 +37,7 @@ from deployments.engines.errors import (
     EngineUnavailable,
     UnsupportedLanguage,
 )
+from deployments.engines.llm.service_key import bearer_header, configured_key
 from deployments.engines.translation.base import (
     TranslationRequest,
     TranslationResult,
@@ -400,7 +401,8 @@ class LLMEngine(TranslatorEngine):
     Options:
         base_url: server root, with or without ``/v1`` (default ``http://127.0.0.1:8000``).
         model: served model id; default: the first one ``/v1/models`` lists.
-        api_key: sent as a bearer token when set.
+        api_key: sent as a bearer token; default ``MEDIATRANS_LLM_KEY``, the service key
+            the profiles' ``/llm/v1`` requires (docs/llm.md).
         timeout_s: per-call deadline (default 60).
         max_retries: extra attempts on 429/5xx/connection errors (default 3).
         backoff_s: first backoff step; doubles per attempt, with jitter (default 0.5).
@@ -490,10 +492,7 @@ class LLMEngine(TranslatorEngine):
         self._http, self._chat, self._pool = None, None, None
 
     def _new_http_client(self) -> httpx.Client:
-        headers = {"Accept": "application/json"}
-        api_key = self.options.get("api_key")
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        headers = {"Accept": "application/json", **bearer_header(configured_key(self.options.get("api_key")))}
         limits = httpx.Limits(max_keepalive_connections=self.max_inflight, max_connections=self.max_inflight * 2)
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=self.timeout_s, limits=limits)
 

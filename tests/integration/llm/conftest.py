@@ -7,6 +7,11 @@ against a genuine ``/v1`` implementation rather than a mock. Faults the real ser
 cannot be asked to produce (503, 429 with Retry-After, slow answers, wrong
 line counts) come from tiny loopback HTTP servers, some of which forward to
 the real one.
+
+The real server requires the service key, as in the profiles. The session
+exports one in ``MEDIATRANS_LLM_KEY`` (unless the environment has one): the
+server inherits it and every ``LLMEngine`` sends it by default, so the tests
+go through the key path the Translator uses.
 """
 
 from __future__ import annotations
@@ -23,8 +28,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from deployments.engines.llm.service_key import ENV_VAR, bearer_header
+from loadtests.llm_process import ensure_service_key
 from tests.integration.llm.llm_fakes import Handler, Loopback, free_port
 from tests.support.llm_models import smollm2_gguf
+
+#: The key the real servers require and the engines of this session send.
+SERVICE_KEY = ensure_service_key()
 
 #: How long the model may take to load before the session gives up.
 SERVER_READY_TIMEOUT_S = 90.0
@@ -55,6 +65,16 @@ class LLMServer:
 
     base_url: str
     model: str
+    api_key: str = SERVICE_KEY
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """What a caller the server accepts sends."""
+        return bearer_header(self.api_key)
+
+    def client(self, timeout_s: float) -> httpx.Client:
+        """An HTTP client of the server that sends the service key."""
+        return httpx.Client(base_url=self.base_url, timeout=timeout_s, headers=self.headers)
 
     def wait_idle(self, timeout_s: float = 30.0) -> None:
         """Block until the server answers a one-token completion again (after an abandoned call).
@@ -64,7 +84,8 @@ class LLMServer:
         """
         wait_ready(self.base_url, None, timeout_s)
         body = {"model": self.model, "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1, "temperature": 0}
-        httpx.post(f"{self.base_url}/v1/chat/completions", json=body, timeout=timeout_s).raise_for_status()
+        with self.client(timeout_s) as http:
+            http.post("/v1/chat/completions", json=body).raise_for_status()
 
 
 #: The repository root: the server runs from there with it on ``PYTHONPATH``.
@@ -87,9 +108,9 @@ def server_command(model: Path, port: int) -> list[str]:
 
 
 def server_env() -> dict[str, str]:
-    """The current environment with the repository root first on ``PYTHONPATH``."""
+    """The current environment (the service key included) with the repository root first on ``PYTHONPATH``."""
     paths = [str(REPO_ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), ENV_VAR: SERVICE_KEY}
 
 
 def wait_ready(base_url: str, process: subprocess.Popen[bytes] | None, timeout_s: float) -> str:
@@ -99,7 +120,7 @@ def wait_ready(base_url: str, process: subprocess.Popen[bytes] | None, timeout_s
         if process is not None and process.poll() is not None:
             raise RuntimeError(f"LLM server exited with {process.returncode}")
         try:
-            data = httpx.get(f"{base_url}/v1/models", timeout=2.0).json()["data"]
+            data = httpx.get(f"{base_url}/v1/models", timeout=2.0, headers=bearer_header(SERVICE_KEY)).json()["data"]
             if data:
                 return str(data[0]["id"])
         except (httpx.HTTPError, ValueError, KeyError):

@@ -120,10 +120,11 @@ class Loopback:
 
 
 def forward_to(upstream: str, timeout_s: float = 120.0) -> Handler:
-    """A handler that relays the request to ``upstream`` unchanged."""
+    """A handler that relays the request to ``upstream`` unchanged, its service key included."""
 
     def relay(seen: Seen) -> Reply:
-        response = httpx.request(seen.method, upstream + seen.path, json=seen.body, timeout=timeout_s)
+        headers = {k: v for k, v in seen.headers.items() if k.lower() == "authorization"}
+        response = httpx.request(seen.method, upstream + seen.path, json=seen.body, headers=headers, timeout=timeout_s)
         return Reply(response.status_code, response.json())
 
     return relay

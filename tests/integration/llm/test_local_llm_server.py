@@ -46,7 +46,7 @@ TWO_STRINGS_SCHEMA = {
 @pytest.fixture
 def api(llm_server) -> Iterator[httpx.Client]:
     """A fresh client per test, so no test inherits another's closed keep-alive connection."""
-    with httpx.Client(base_url=llm_server.base_url, timeout=TIMEOUT_S) as http:
+    with llm_server.client(TIMEOUT_S) as http:
         yield http
 
 
@@ -58,7 +58,7 @@ def quiet(start_llm_server):
 
 @pytest.fixture
 def quiet_api(quiet) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=quiet.base_url, timeout=TIMEOUT_S) as http:
+    with quiet.client(TIMEOUT_S) as http:
         yield http
 
 
@@ -213,7 +213,7 @@ def run_concurrently(server, prompts: list[str], max_tokens: int) -> list[dict[s
     """One greedy request per prompt, all in flight at once, each on its own connection."""
 
     def one(prompt: str) -> dict[str, Any]:
-        with httpx.Client(base_url=server.base_url, timeout=TIMEOUT_S) as http:
+        with server.client(TIMEOUT_S) as http:
             return ask(http, server.model, prompt, max_tokens=max_tokens)
 
     with ThreadPoolExecutor(max_workers=len(prompts)) as pool:
@@ -231,7 +231,7 @@ def test_six_concurrent_requests_all_complete_with_valid_answers(llm_server) -> 
         "Say goodbye to a friend who is leaving for a long journey abroad.",
     ]
     results = run_concurrently(llm_server, prompts, max_tokens=12)
-    with httpx.Client(base_url=llm_server.base_url, timeout=TIMEOUT_S) as http:
+    with llm_server.client(TIMEOUT_S) as http:
         alone = [ask(http, llm_server.model, p, max_tokens=1)["usage"]["prompt_tokens"] for p in prompts]
     assert len(set(alone)) == len(prompts)
     for completion, prompt_tokens in zip(results, alone):
@@ -248,10 +248,27 @@ def test_identical_concurrent_greedy_prompts_agree_with_each_other_and_alone(sta
     server = start_llm_server()  # an empty cache: see the module docstring
     prompt = "Name a color."
     pair = run_concurrently(server, [prompt, prompt], max_tokens=12)
-    with httpx.Client(base_url=server.base_url, timeout=TIMEOUT_S) as http:
+    with server.client(TIMEOUT_S) as http:
         alone = ask(http, server.model, prompt, max_tokens=12)
     assert content(pair[0]) == content(pair[1]) == content(alone)
     assert pair[0]["usage"]["completion_tokens"] == pair[1]["usage"]["completion_tokens"]
+
+
+# -- the service key and the max_tokens ceiling ------------------------------------------
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer not-the-key"}])
+def test_the_server_refuses_callers_without_the_service_key(llm_server, headers: dict[str, str]) -> None:
+    with httpx.Client(base_url=llm_server.base_url, timeout=TIMEOUT_S, headers=headers) as stranger:
+        for response in (stranger.get("/v1/models"), post(stranger, messages=user("Hi"), max_tokens=1)):
+            assert response.status_code == 401, response.text
+            assert response.json()["error"]["code"] == "invalid_api_key"
+
+
+def test_a_max_tokens_over_the_ceiling_is_refused(api: httpx.Client, llm_server) -> None:
+    response = post(api, model=llm_server.model, messages=user("Hi"), max_tokens=2049)
+    error = assert_openai_error(response, 400, "invalid_value")
+    assert error["param"] == "max_tokens" and "2048" in error["message"]
 
 
 # -- errors --------------------------------------------------------------------------------------
