@@ -21,6 +21,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from core.boundary import log_remote, public_message, unwrap
 from deployments.engines import errors as engine_errors
 
 log = logging.getLogger("mediatrans.errors")
@@ -231,8 +232,28 @@ _ENGINE_KINDS: tuple[tuple[type[BaseException], ErrorKind], ...] = (
 )
 
 
+#: What a client reads when an error's own text cannot be shown (see ``core.boundary``).
+DEFAULT_MESSAGES: Mapping[ErrorKind, str] = {
+    K.INVALID_PARAMETER: "Invalid parameter.",
+    K.UNSUPPORTED_LANGUAGE: "Unsupported language.",
+    K.PAYLOAD_TOO_LARGE: "The input is over the size limit.",
+    K.UNSUPPORTED_VIDEO: "The video format is not supported.",
+    K.NO_AUDIO_TRACK: "The video has no audio track.",
+    K.INVALID_URL: "The URL is invalid or unreachable.",
+    K.UNSUPPORTED_AUDIO_FORMAT: "The audio format is not supported.",
+    K.AUDIO_DURATION: "The audio must be 10 to 60 seconds long.",
+    K.AUDIO_SNR_TOO_LOW: "The audio is too noisy.",
+    K.NO_SPEECH: "No speech was found in the audio.",
+    K.VOICE_NOT_READY: "The voice is not ready.",
+    K.CLONE_FAILED: "Voice training failed.",
+    K.UNAVAILABLE: "Service busy; retry shortly.",
+    K.INTERNAL: "Internal error; the request can be retried.",
+}
+
+
 def kind_of(exc: BaseException) -> ErrorKind | None:
     """The kind of an ApiError or an engine error; None for anything else (a bug: internal)."""
+    exc = unwrap(exc)
     if isinstance(exc, ApiError):
         return exc.kind
     for cls, kind in _ENGINE_KINDS:
@@ -241,13 +262,21 @@ def kind_of(exc: BaseException) -> ErrorKind | None:
     return None
 
 
+def client_message(exc: BaseException, kind: ErrorKind) -> str:
+    """The one line a client reads for ``exc`` (already unwrapped) of ``kind``: its own text when safe."""
+    text = exc.message if isinstance(exc, ApiError) else str(exc)
+    return public_message(text, DEFAULT_MESSAGES.get(kind, DEFAULT_MESSAGES[K.INVALID_PARAMETER]))
+
+
 def task_error(exc: BaseException, group: ErrorGroup = ErrorGroup.VIDEO) -> dict[str, str]:
     """The ``error`` object of a task that failed with ``exc``: the group's code and a message."""
-    kind = kind_of(exc)
+    original = unwrap(exc)
+    log_remote(exc, original)
+    kind = kind_of(original)
     if kind is None:
-        log.error("task failed with unexpected %s: %s", type(exc).__name__, exc, exc_info=exc)
+        log.error("task failed with unexpected %s: %s", type(original).__name__, original, exc_info=original)
         kind, message = ErrorKind.INTERNAL, "Internal error; resubmit the task."
     else:
-        message = exc.message if isinstance(exc, ApiError) else str(exc)
+        message = client_message(original, kind)
     _status, code = resolve(group, kind)
     return {"code": str(code), "message": message}

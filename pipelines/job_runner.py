@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from core import metrics
+from core.boundary import REPLICA_GONE
 from core.context import adopt_request_id, request_id_var
 from core.errors import ErrorGroup, task_error
 from core.redis import until_redis_answers
@@ -124,9 +125,9 @@ class JobRunner:
         token = adopt_request_id(task.request_id or task.task_id)
         try:
             return await handler.run(task, JobContext(self.services, workdir, self._reporter(task.task_id)))
-        except (EngineUnavailable, BackPressureError) as exc:
+        except (EngineUnavailable, BackPressureError, *REPLICA_GONE) as exc:  # a replica busy, down or dying: retry
             log.warning("task %s: engine unavailable (%s); will retry", task.task_id, exc)
-            return RetryLater(str(exc))
+            return RetryLater(type(exc).__name__)
         except Exception as exc:
             log.warning("task %s failed: %s", task.task_id, exc, exc_info=not isinstance(exc, ValueError))
             return Failed(task_error(exc, handler.error_group))

@@ -10,8 +10,9 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from core.boundary import REPLICA_GONE, log_remote, public_message, unwrap
 from core.context import request_id_var
-from core.errors import ApiError, ErrorKind, error_body, group_for_path, kind_of, resolve
+from core.errors import ApiError, ErrorKind, client_message, error_body, group_for_path, kind_of, resolve
 from core.redis import UNREACHABLE
 from deployments.engines import errors as engine_errors
 
@@ -39,8 +40,17 @@ def render(path: str, error: ApiError) -> JSONResponse:
 
 
 def to_api_error(exc: BaseException) -> ApiError:
-    """Map any exception to an ApiError, most specific first."""
+    """Map any exception to an ApiError, most specific first.
+
+    Exceptions re-raised by a deployment handle are unwrapped first: the client
+    gets the original's one-line message, the log gets Ray's remote traceback.
+    """
+    original = unwrap(exc)
+    log_remote(exc, original)
+    exc = original
     if isinstance(exc, ApiError):
+        if public_message(exc.message, "") != exc.message:
+            return ApiError(exc.kind, client_message(exc, exc.kind), details=exc.details, headers=exc.headers)
         return exc
     if isinstance(exc, HTTPException):
         return _from_http(exc)
@@ -49,10 +59,10 @@ def to_api_error(exc: BaseException) -> ApiError:
     if isinstance(exc, RecursionError):  # nesting deeper than any parser or model here takes
         return ApiError(ErrorKind.INVALID_PARAMETER, "The request is nested too deeply.")
     kind = kind_of(exc)
-    if kind is ErrorKind.UNAVAILABLE or isinstance(exc, (BackPressureError, *UNREACHABLE)):
+    if kind is ErrorKind.UNAVAILABLE or isinstance(exc, (BackPressureError, *UNREACHABLE, *REPLICA_GONE)):
         return ApiError(ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": RETRY_AFTER_BUSY})
     if kind is not None:
-        return ApiError(kind, str(exc))
+        return ApiError(kind, client_message(exc, kind))
     log.error("unhandled %s: %s", type(exc).__name__, exc, exc_info=exc)
     return ApiError(ErrorKind.INTERNAL, "Internal error; the request can be retried.")
 
@@ -64,7 +74,7 @@ def _from_http(exc: HTTPException) -> ApiError:
     if exc.status_code == 405:
         allowed = headers.get("Allow", "")
         return ApiError(ErrorKind.METHOD_NOT_ALLOWED, f"Method not allowed; allowed: {allowed}.", headers=headers)
-    return ApiError(ErrorKind.INVALID_PARAMETER, str(exc.detail))
+    return ApiError(ErrorKind.INVALID_PARAMETER, public_message(str(exc.detail), "Invalid request."))
 
 
 def validation_error(exc: pydantic.ValidationError, kind: ErrorKind = ErrorKind.INVALID_PARAMETER) -> ApiError:

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from core.accounts import Account, AccountStore
+from tests.support.leaks import assert_no_internals
 from tests.support.services import free_port, wait_http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,9 +87,13 @@ def serve_base_url(serve_redis_url: str, tmp_path_factory: pytest.TempPathFactor
 
 @pytest.fixture
 def client(serve_base_url: str) -> Iterator[httpx.Client]:
-    """An HTTP client that is a client address of its own (the anonymous rate limit is per address)."""
+    """An HTTP client that is a client address of its own (the anonymous rate limit is per address).
+
+    Every JSON response it reads is checked for server internals (tests.support.leaks).
+    """
     address = f"198.18.{secrets.randbelow(256)}.{secrets.randbelow(256)}"
-    with httpx.Client(base_url=serve_base_url, timeout=60, headers={"X-Forwarded-For": address}) as c:
+    hooks = {"response": [assert_no_internals]}
+    with httpx.Client(base_url=serve_base_url, timeout=60, headers={"X-Forwarded-For": address}, event_hooks=hooks) as c:
         yield c
 
 
