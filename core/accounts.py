@@ -63,6 +63,7 @@ class Account:
         quotas: monthly limit per metric of :data:`QUOTA_METRICS`.
         signing_secret: key of the HMAC in callback ``X-Signature`` headers.
         voice_slots: cloned voices the account may hold at once (deleting one frees its slot).
+        caps: overrides of the storage caps of :mod:`core.caps` (``-1``: unlimited); a missing cap has its default.
     """
 
     id: str
@@ -75,6 +76,7 @@ class Account:
     voice_slots: int = DEFAULT_VOICE_SLOTS
     disabled: bool = False
     scopes: list[str] = dataclasses.field(default_factory=list)
+    caps: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def allows(self, group: str) -> bool:
         """Whether the account may use an endpoint group (no scopes: every group)."""
@@ -83,6 +85,7 @@ class Account:
     def to_redis(self) -> dict[str, str]:
         data = dataclasses.asdict(self)
         data["quotas"] = json.dumps(self.quotas)
+        data["caps"] = json.dumps(self.caps)
         data["scopes"] = ",".join(self.scopes)
         data["disabled"] = "1" if self.disabled else "0"
         return {k: str(v) for k, v in data.items()}
@@ -100,6 +103,7 @@ class Account:
             voice_slots=int(raw.get("voice_slots", DEFAULT_VOICE_SLOTS)),
             disabled=raw.get("disabled") == "1",
             scopes=[g for g in raw.get("scopes", "").split(",") if g],
+            caps={k: int(v) for k, v in json.loads(raw.get("caps", "{}")).items()},
         )
 
 

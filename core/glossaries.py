@@ -1,35 +1,129 @@
 """Glossary records in Redis, owned by one account each (no TTL: they live with the account).
 
-Layout (names in :mod:`core.keys`): the record as JSON under ``gloss:<id>``,
-the account's ids in a set, and ``acct-gloss-name:<account>:<name>`` → id so a
-name is unique within an account. Every change touches several keys, so each
-is one atomic step: create is a Lua script (the name is claimed only together
-with the record); update and delete use optimistic locking (WATCH on the
-record and the names involved), so a rename never leaks a name key and an
-update racing a delete cannot bring the glossary back.
+Layout (names in :mod:`core.keys`): the record as compact JSON under
+``gloss:<id>``; per account a sorted set of its ids by creation time (list
+order and cursor), the byte count of its records, and
+``acct-gloss-name:<account>:<name>`` → id so a name is unique within an
+account. Every change is one Lua script that checks the account's caps
+(:mod:`core.caps`) and writes the record, its name, the index and the byte
+count together, so concurrent writes can neither overshoot a cap nor leak a
+name. Update and delete are compare-and-set on the record they read (its
+SHA-1), retried when another write got there first: a rename never leaks a
+name key and an update racing a delete cannot bring the glossary back.
+
+Accounts written before the sorted set existed have a plain set of ids; the
+first script to touch such an account moves it into the sorted set and counts
+its bytes.
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import hashlib
 import json
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.asyncio.client import Pipeline
 
-from core import keys
+from core import caps, keys
 from core.errors import ApiError, ErrorKind
 from deployments.engines.translation.glossary import Glossary
 
-# KEYS: name key, record key, account index. ARGV: glossary id, record JSON.
-_CREATE = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX') == false then return 0 end
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[1])
+#: Attempts of a compare-and-set write before giving up on a record that keeps changing.
+_CAS_ATTEMPTS = 20
+
+# Moves a legacy plain set of ids into the sorted set and counts the records' bytes.
+# l = {legacy set, sorted index, byte counter}; prefix: the record key without its id.
+_MIGRATE = """
+local function migrate(l, prefix)
+  if redis.call('EXISTS', l[1]) == 0 then return end
+  for _, id in ipairs(redis.call('SMEMBERS', l[1])) do
+    local raw = redis.call('GET', prefix .. id)
+    if raw and redis.call('ZADD', l[2], 'NX', cjson.decode(raw)['created'], id) == 1 then
+      redis.call('INCRBY', l[3], string.len(raw))
+    end
+  end
+  redis.call('DEL', l[1])
+end
+"""
+
+# KEYS: legacy set, index, byte counter, name key, record key.
+# ARGV: record key prefix, glossary id, record JSON, created, count cap, bytes cap (-1: unlimited).
+# Returns {'ok'}, {'name'} or {cap name, used}.
+_CREATE = (
+    _MIGRATE
+    + """
+migrate(KEYS, ARGV[1])
+if redis.call('EXISTS', KEYS[4]) == 1 then return {'name'} end
+local count = redis.call('ZCARD', KEYS[2])
+local cap = tonumber(ARGV[5])
+if cap >= 0 and count >= cap then return {'glossaries', count} end
+local used = tonumber(redis.call('GET', KEYS[3]) or '0')
+cap = tonumber(ARGV[6])
+if cap >= 0 and used + string.len(ARGV[3]) > cap then return {'glossary_total_bytes', used} end
+redis.call('SET', KEYS[4], ARGV[2])
+redis.call('SET', KEYS[5], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
+redis.call('INCRBY', KEYS[3], string.len(ARGV[3]))
+return {'ok'}
+"""
+)
+
+# KEYS: legacy set, index, byte counter, record key, old name key, new name key.
+# ARGV: record key prefix, glossary id, SHA-1 of the record read, new record JSON, bytes cap.
+# Returns {'ok'}, {'missing'}, {'retry'} (the record changed since it was read), {'name'} or {cap name, used}.
+_UPDATE = (
+    _MIGRATE
+    + """
+migrate(KEYS, ARGV[1])
+local raw = redis.call('GET', KEYS[4])
+if not raw then return {'missing'} end
+if redis.sha1hex(raw) ~= ARGV[3] then return {'retry'} end
+local rename = KEYS[5] ~= KEYS[6]
+if rename and redis.call('EXISTS', KEYS[6]) == 1 then return {'name'} end
+local delta = string.len(ARGV[4]) - string.len(raw)
+local used = tonumber(redis.call('GET', KEYS[3]) or '0')
+local cap = tonumber(ARGV[5])
+if cap >= 0 and delta > 0 and used + delta > cap then return {'glossary_total_bytes', used} end
+redis.call('SET', KEYS[4], ARGV[4])
+if rename then
+  redis.call('SET', KEYS[6], ARGV[2])
+  if redis.call('GET', KEYS[5]) == ARGV[2] then redis.call('DEL', KEYS[5]) end
+end
+redis.call('INCRBY', KEYS[3], delta)
+return {'ok'}
+"""
+)
+
+# KEYS: legacy set, index, byte counter, record key, name key.
+# ARGV: record key prefix, glossary id, SHA-1 of the record read. Returns 1, 0 (gone) or -1 (changed: retry).
+_DELETE = (
+    _MIGRATE
+    + """
+migrate(KEYS, ARGV[1])
+local raw = redis.call('GET', KEYS[4])
+if not raw then return 0 end
+if redis.sha1hex(raw) ~= ARGV[3] then return -1 end
+redis.call('DEL', KEYS[4])
+if redis.call('GET', KEYS[5]) == ARGV[2] then redis.call('DEL', KEYS[5]) end
+redis.call('ZREM', KEYS[2], ARGV[2])
+redis.call('DECRBY', KEYS[3], string.len(raw))
 return 1
 """
+)
+
+# KEYS: legacy set, index, byte counter. ARGV: record key prefix. Returns {glossaries, bytes}.
+_USAGE = (
+    _MIGRATE
+    + """
+migrate(KEYS, ARGV[1])
+return {redis.call('ZCARD', KEYS[2]), tonumber(redis.call('GET', KEYS[3]) or '0')}
+"""
+)
 
 
 def _name_taken(name: str) -> ApiError:
@@ -40,84 +134,196 @@ def _missing(glossary_id: str) -> ApiError:
     return ApiError(ErrorKind.NOT_FOUND, f"No glossary {glossary_id!r}.")
 
 
+def _encode(record: dict[str, Any]) -> str:
+    """The stored form, whose length is what the byte caps count (ASCII: any text a client sends can be stored)."""
+    return json.dumps(record, separators=(",", ":"))
+
+
+def _size(raw: str) -> int:
+    return len(raw.encode())
+
+
+def _sha1(raw: str) -> str:
+    return hashlib.sha1(raw.encode()).hexdigest()
+
+
+def _record_prefix() -> str:
+    return keys.glossary("")
+
+
+def _account_keys(account_id: str) -> list[str]:
+    return [keys.account_glossaries(account_id), keys.account_glossary_index(account_id), keys.account_glossary_bytes(account_id)]
+
+
+def _check_record(record: dict[str, Any], raw: str, limits: Mapping[str, int | None]) -> None:
+    """The caps one record must fit, whatever the account holds."""
+    entries_cap = caps.script_value(limits, caps.GLOSSARY_ENTRIES)
+    if entries_cap >= 0 and len(record["entries"]) > entries_cap:
+        raise caps.exceeded(caps.GLOSSARY_ENTRIES, len(record["entries"]), entries_cap)
+    bytes_cap = caps.script_value(limits, caps.GLOSSARY_BYTES)
+    if bytes_cap >= 0 and _size(raw) > bytes_cap:
+        raise caps.exceeded(caps.GLOSSARY_BYTES, _size(raw), bytes_cap)
+
+
+def _refused(outcome: list[Any], limits: Mapping[str, int | None], adding: int) -> ApiError:
+    name, used = str(outcome[0]), int(outcome[1])
+    return caps.exceeded(name, used, caps.script_value(limits, name), adding=adding if name != caps.GLOSSARIES else None)
+
+
+@dataclasses.dataclass(frozen=True)
+class GlossaryPage:
+    """One page of an account's glossaries, oldest first.
+
+    Attributes:
+        records: the page's records.
+        total: glossaries of the account (all pages).
+        next_cursor: continues after the last record; None on the last page.
+    """
+
+    records: list[dict[str, Any]]
+    total: int
+    next_cursor: str | None
+
+
+def encode_cursor(created: float, glossary_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created!r}|{glossary_id}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    """The (created, glossary_id) a cursor points after; ValueError when it is not one of ours."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        created, sep, glossary_id = raw.partition("|")
+        if not sep:
+            raise ValueError(raw)
+        return float(created), glossary_id
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError("cursor is not one this service issued") from exc
+
+
 class GlossaryStore:
+    """Glossaries of every account; each write checks the caps it is given (default: :data:`core.caps.DEFAULTS`)."""
+
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
         self._create = redis.register_script(_CREATE)
+        self._update = redis.register_script(_UPDATE)
+        self._delete = redis.register_script(_DELETE)
+        self._usage = redis.register_script(_USAGE)
 
-    async def create(self, account_id: str, data: dict[str, Any]) -> dict[str, Any]:
+    async def create(
+        self, account_id: str, data: dict[str, Any], limits: Mapping[str, int | None] = caps.DEFAULTS
+    ) -> dict[str, Any]:
+        """Store a new glossary; CONFLICT on a taken name, QUOTA_EXCEEDED over a cap."""
         now = time.time()
         record = {**data, "glossary_id": "gl_" + uuid.uuid4().hex[:20], "account_id": account_id, "created": now, "updated": now}
-        created = await self._create(
+        raw = _encode(record)
+        _check_record(record, raw, limits)
+        outcome = await self._create(
             keys=[
+                *_account_keys(account_id),
                 keys.account_glossary_name(account_id, record["name"]),
                 keys.glossary(record["glossary_id"]),
-                keys.account_glossaries(account_id),
             ],
-            args=[record["glossary_id"], json.dumps(record)],
+            args=[
+                _record_prefix(),
+                record["glossary_id"],
+                raw,
+                now,
+                caps.script_value(limits, caps.GLOSSARIES),
+                caps.script_value(limits, caps.GLOSSARY_TOTAL_BYTES),
+            ],
         )
-        if not int(created):
+        if outcome[0] == "name":
             raise _name_taken(record["name"])
+        if outcome[0] != "ok":
+            raise _refused(outcome, limits, _size(raw))
         return record
 
     async def get(self, glossary_id: str) -> dict[str, Any] | None:
         raw = await self.redis.get(keys.glossary(glossary_id))
         return json.loads(raw) if raw else None
 
-    async def list(self, account_id: str) -> list[dict[str, Any]]:
-        ids = list(await self.redis.smembers(keys.account_glossaries(account_id)))
-        raws = await self.redis.mget([keys.glossary(i) for i in ids]) if ids else []
-        records = [json.loads(r) for r in raws if r]
-        return sorted(records, key=lambda r: r["created"])
+    async def page(self, account_id: str, *, limit: int = 100, cursor: str | None = None) -> GlossaryPage:
+        """The account's glossaries oldest first, ``limit`` at a time; only the page's records are read.
 
-    async def update(self, glossary_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Apply ``changes`` to the stored record; NOT_FOUND when it was deleted, CONFLICT on a taken name."""
+        Raises ValueError for a cursor this service did not issue.
+        """
+        after = decode_cursor(cursor) if cursor else None
+        total, _ = await self.usage(account_id)
+        index = keys.account_glossary_index(account_id)
+        low = repr(after[0]) if after else "-inf"
+        chosen: list[tuple[str, float]] = []
+        offset = 0
+        while len(chosen) <= limit:  # one more than the page tells whether another page follows
+            batch = await self.redis.zrangebyscore(index, low, "+inf", start=offset, num=limit + 1, withscores=True)
+            if not batch:
+                break
+            offset += len(batch)
+            # Ids tied with the cursor's time sort by id (as Redis orders equal scores).
+            chosen += [(gid, score) for gid, score in batch if after is None or (score, gid) > after]
+        more = len(chosen) > limit
+        chosen = chosen[:limit]
+        raws = await self.redis.mget([keys.glossary(gid) for gid, _ in chosen]) if chosen else []
+        records = [json.loads(raw) for raw in raws if raw]
+        next_cursor = encode_cursor(chosen[-1][1], chosen[-1][0]) if more and chosen else None
+        return GlossaryPage(records, total, next_cursor)
+
+    async def usage(self, account_id: str) -> tuple[int, int]:
+        """(glossaries, bytes of their records) the account holds."""
+        count, size = await self._usage(keys=_account_keys(account_id), args=[_record_prefix()])
+        return int(count), int(size)
+
+    async def update(
+        self, glossary_id: str, changes: dict[str, Any], limits: Mapping[str, int | None] = caps.DEFAULTS
+    ) -> dict[str, Any]:
+        """Apply ``changes`` to the stored record; NOT_FOUND when it was deleted, CONFLICT on a taken name,
+        QUOTA_EXCEEDED over a cap."""
         record_key = keys.glossary(glossary_id)
-
-        async def apply(pipe: Pipeline) -> dict[str, Any]:
-            raw = await pipe.get(record_key)
+        for _ in range(_CAS_ATTEMPTS):
+            raw = await self.redis.get(record_key)
             if raw is None:
                 raise _missing(glossary_id)
             record = json.loads(raw)
-            account, old_name = record["account_id"], record["name"]
-            new_name = changes.get("name") or old_name
-            if new_name != old_name:
-                new_key = keys.account_glossary_name(account, new_name)
-                await pipe.watch(new_key)
-                if await pipe.exists(new_key):
-                    raise _name_taken(new_name)
+            account = record["account_id"]
             updated = {**record, **changes, "updated": time.time()}
-            pipe.multi()
-            pipe.set(record_key, json.dumps(updated))
-            if new_name != old_name:
-                pipe.set(keys.account_glossary_name(account, new_name), glossary_id)
-                pipe.delete(keys.account_glossary_name(account, old_name))
-            return updated
-
-        updated: dict[str, Any] = await self.redis.transaction(apply, record_key, value_from_callable=True)
-        return updated
+            new_raw = _encode(updated)
+            _check_record(updated, new_raw, limits)
+            outcome = await self._update(
+                keys=[
+                    *_account_keys(account),
+                    record_key,
+                    keys.account_glossary_name(account, record["name"]),
+                    keys.account_glossary_name(account, updated["name"]),
+                ],
+                args=[_record_prefix(), glossary_id, _sha1(raw), new_raw, caps.script_value(limits, caps.GLOSSARY_TOTAL_BYTES)],
+            )
+            if outcome[0] == "ok":
+                return updated
+            if outcome[0] == "missing":
+                raise _missing(glossary_id)
+            if outcome[0] == "name":
+                raise _name_taken(updated["name"])
+            if outcome[0] != "retry":
+                raise _refused(outcome, limits, _size(new_raw) - _size(raw))
+        raise ApiError(ErrorKind.CONFLICT, f"Glossary {glossary_id!r} kept changing during this update; retry it.")
 
     async def delete(self, glossary_id: str) -> bool:
         """Remove the glossary and its name; False when it was already gone."""
         record_key = keys.glossary(glossary_id)
-
-        async def remove(pipe: Pipeline) -> bool:
-            raw = await pipe.get(record_key)
+        for _ in range(_CAS_ATTEMPTS):
+            raw = await self.redis.get(record_key)
             if raw is None:
                 return False
             record = json.loads(raw)
-            name_key = keys.account_glossary_name(record["account_id"], record["name"])
-            await pipe.watch(name_key)
-            owns_name = await pipe.get(name_key) == glossary_id
-            pipe.multi()
-            pipe.delete(record_key)
-            if owns_name:
-                pipe.delete(name_key)
-            pipe.srem(keys.account_glossaries(record["account_id"]), glossary_id)
-            return True
-
-        removed: bool = await self.redis.transaction(remove, record_key, value_from_callable=True)
-        return removed
+            account = record["account_id"]
+            removed = await self._delete(
+                keys=[*_account_keys(account), record_key, keys.account_glossary_name(account, record["name"])],
+                args=[_record_prefix(), glossary_id, _sha1(raw)],
+            )
+            if int(removed) >= 0:
+                return bool(int(removed))
+        raise ApiError(ErrorKind.CONFLICT, f"Glossary {glossary_id!r} kept changing during this deletion; retry it.")
 
 
 def to_engine_glossary(record: dict[str, Any]) -> Glossary:

@@ -145,3 +145,49 @@ def account_voice_slots(account_id: str) -> str:
 def account_voice_names(account_id: str) -> str:
     """Hash: folded voice name → voice id (names are unique per account)."""
     return f"{PREFIX}:acct-voice-names:{account_id}"
+
+
+def processing_voices() -> str:
+    """Sorted set: ids of every account's ``processing`` voices by creation time (housekeeping ends stranded ones)."""
+    return f"{PREFIX}:voices-processing"
+
+
+# Storage caps (core.caps). Glossary usage lives as long as the glossaries; the others expire with what they count.
+OUTPUT_RETENTION_S = 49 * 3600  # an output file is deleted by housekeeping this long after it was made
+
+
+def account_glossary_index(account_id: str) -> str:
+    """Sorted set: the account's glossary ids by creation time (list order, cursor and the glossary count).
+
+    Replaces the plain set of :func:`account_glossaries`, which is moved into it on the account's next glossary write
+    or listing.
+    """
+    return f"{PREFIX}:acct-gloss-idx:{account_id}"
+
+
+def account_glossary_bytes(account_id: str) -> str:
+    """Counter: bytes of the account's stored glossary records."""
+    return f"{PREFIX}:acct-gloss-bytes:{account_id}"
+
+
+def account_pending_tasks(account_id: str, kind: str) -> str:
+    """Sorted set: the account's unfinished tasks of one kind by creation time.
+
+    Expires ``TASK_PENDING_EXPIRY_S`` after the latest submission: by then every member is past its own expiry.
+    """
+    return f"{PREFIX}:acct-pending:{account_id}:{kind}"
+
+
+def account_idempotency_ledger(account_id: str) -> str:
+    """Prefix of the ledger (``core.ledger``) of the account's live idempotency records; expires with the last one."""
+    return f"{PREFIX}:acct-idem:{account_id}"
+
+
+def account_output_ledger(account_id: str) -> str:
+    """Prefix of the ledger (``core.ledger``) of the account's stored output files; expires with the last one."""
+    return f"{PREFIX}:acct-out:{account_id}"
+
+
+def account_streams(account_id: str, kind: str) -> str:
+    """Sorted set: the account's open streams of one kind (``tts``) scored by lease expiry; expires with the last lease."""
+    return f"{PREFIX}:acct-streams:{account_id}:{kind}"

@@ -87,6 +87,7 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
 
     async def publish(path: Path, name: str, content_type: str) -> str:
         stored = await services.files.put(task.task_id, name, path, content_type, consume=True)  # workdir is discarded
+        await services.tasks.record_output(task.account_id, stored.key, stored.size)
         return services.files.url(stored.key, services.files.expires_for(time.time()))
 
     return PipelineDeps(

@@ -16,8 +16,10 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from core import caps
 from core.accounts import QUOTA_METRICS, Account, AccountError, AccountStore
 from core.errors import ErrorGroup
+from core.holdings import holdings
 from core.quotas import QuotaLedger
 from core.settings import AppArgs
 
@@ -36,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     acct.add_parser("list")
     show = acct.add_parser("show")
     show.add_argument("name")
-    limits = acct.add_parser("set-limits", help="per-account rate limit and monthly quotas")
+    limits = acct.add_parser("set-limits", help="per-account rate limit, monthly quotas and storage caps")
     limits.add_argument("name")
     _limit_args(limits)
     disable = acct.add_parser("disable")
@@ -77,6 +79,13 @@ def _limit_args(p: argparse.ArgumentParser) -> None:
         metavar="METRIC=N|unlimited",
         help=f"monthly quota; metrics: {', '.join(QUOTA_METRICS)}",
     )
+    p.add_argument(
+        "--cap",
+        action="append",
+        default=[],
+        metavar="NAME=N|unlimited|default",
+        help=f"storage cap (docs/limits.md); names: {', '.join(caps.NAMES)}",
+    )
 
 
 def _apply_limits(account: Account, args: argparse.Namespace) -> None:
@@ -102,6 +111,15 @@ def _apply_limits(account: Account, args: argparse.Namespace) -> None:
             account.quotas[metric] = int(value)
         else:
             raise AccountError(f"quota {item!r}: expected METRIC=N or METRIC=unlimited")
+    for item in args.cap:
+        try:
+            name, value = caps.parse(item)
+        except ValueError as exc:
+            raise AccountError(str(exc)) from None
+        if value is None:
+            account.caps.pop(name, None)
+        else:
+            account.caps[name] = value
 
 
 def _positive(value: int, flag: str) -> int:
@@ -118,6 +136,7 @@ def _public(account: Account) -> dict[str, Any]:
         "burst": account.burst,
         "voice_slots": account.voice_slots,
         "quotas": account.quotas,
+        "caps": {name: "unlimited" if value is None else value for name, value in caps.resolve(account).items()},
         "disabled": account.disabled,
         "scopes": account.scopes or "all",
     }
@@ -148,7 +167,12 @@ async def _dispatch(args: argparse.Namespace, store: AccountStore, redis: Redis)
         return {"accounts": [_public(a) for a in await store.list()]}
     account = await store.find(args.name) if hasattr(args, "name") else None
     if key == ("account", "show") and account:
-        return {**_public(account), "usage": await QuotaLedger(redis).usage(account), "tokens": await store.tokens(account)}
+        return {
+            **_public(account),
+            "usage": await QuotaLedger(redis).usage(account),
+            "stored": await holdings(redis, account.id),
+            "tokens": await store.tokens(account),
+        }
     if key == ("account", "set-limits") and account:
         _apply_limits(account, args)
         await store.update(account)

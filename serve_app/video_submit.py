@@ -2,7 +2,8 @@
 
 Uploads are validated synchronously (ffprobe), so an unreadable file, a video
 without audio or one over 3 hours is refused with the contract's 400 codes
-before a task exists. ``video_url`` sources are checked against the URL policy
+before a task exists. An account at its ``pending_tasks`` or ``output_bytes``
+cap is refused (402) before the upload is probed. ``video_url`` sources are checked against the URL policy
 here and fetched by the worker, whose failures land in the task's ``error``.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 
 import pydantic
 
+from core import caps
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.specs.video import GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
@@ -62,6 +64,8 @@ def parse_params(form: FormBody) -> VideoTranslateParams:
 async def validate_submission(services: Services, account: Account, form: FormBody) -> Submission:
     params = parse_params(form)
     _check_source(params, form.file)
+    # Before any costly check: the task would be refused at creation anyway (which decides, atomically).
+    await services.tasks.check_caps(account.id, "video", caps.resolve(account))
     target, source = _languages(services, params)
     await _check_features(services, params, target)
     await _check_pair(services, source, target)

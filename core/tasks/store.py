@@ -1,8 +1,12 @@
 """Task records in Redis: atomic submission, checked transitions, durable endings.
 
-Submitting writes the task hash, the account's task index, the pending index
-and the job-stream entry in one Lua script, so a crash can never leave a task
-without its job (or a job without its task). Transitions use optimistic
+Submitting writes the task hash, the account's task index, the pending
+indexes and the job-stream entry in one Lua script, so a crash can never
+leave a task without its job (or a job without its task); the same script
+checks the account's ``pending_tasks`` and ``output_bytes`` caps
+(:mod:`core.caps`), so concurrent submissions cannot pass them. The account's
+output files are counted in a ledger (:mod:`core.ledger`) from publication
+until housekeeping deletes them. Transitions use optimistic
 locking (WATCH) so two workers cannot both finish one task.
 
 Writes differ in how much they matter:
@@ -19,32 +23,53 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
 
-from core import keys, metrics
+from core import caps, keys, metrics
+from core.ledger import LEDGER_LUA, Ledger, ledger_keys
 from core.redis import TRANSIENT, until_redis_answers
 from core.tasks.model import InvalidTransition, Task, TaskState, apply_transition
 
 log = logging.getLogger("mediatrans.tasks")
 
 
-# KEYS: task hash, account index, job stream, pending index
-# ARGV: ttl, created_at, task_id, kind, field/value pairs...
-# Redis does not roll back a script that fails half-way, so the command that can fail (XADD on a
-# damaged stream key) runs first; a job whose task is missing is dropped by the runner.
-_SUBMIT = """
+# KEYS: task hash, account index, job stream, pending index, the account's pending set of this kind,
+#       the account's output ledger (3 keys: core.ledger)
+# ARGV: ttl, created_at, task_id, kind, pending cap, output bytes cap (-1: unchecked), pending expiry, field/value pairs...
+# Returns {'ok', job id} or {cap name, used}. Redis does not roll back a script that fails half-way, so the caps are
+# checked first (dropping only expired entries), and the command that can fail (XADD on a damaged stream key) is the
+# first write of the task; a job whose task is missing is dropped by the runner.
+_SUBMIT = (
+    LEDGER_LUA
+    + """
+local now = tonumber(ARGV[2])
+local cap = tonumber(ARGV[5])
+if cap >= 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[7]))
+  local pending = redis.call('ZCARD', KEYS[5])
+  if pending >= cap then return {'pending_tasks', pending} end
+end
+cap = tonumber(ARGV[6])
+if cap >= 0 then
+  local _, stored = ledger_usage({KEYS[6], KEYS[7], KEYS[8]}, now)
+  if stored >= cap then return {'output_bytes', stored} end
+end
 local id = redis.call('XADD', KEYS[3], '*', 'task_id', ARGV[3], 'kind', ARGV[4])
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8))
 redis.call('HSET', KEYS[1], 'job_id', cjson.encode(id))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[3])
-return id
+redis.call('ZADD', KEYS[5], ARGV[2], ARGV[3])
+redis.call('EXPIRE', KEYS[5], ARGV[7])
+return {'ok', id}
 """
+)
 
 # A pending task whose job message is gone gets a new one. KEYS: task hash, job stream, pending index.
 # ARGV: task_id, kind. Returns the new job id, or false when the task is finished, gone or still has its job.
@@ -83,6 +108,7 @@ class TaskStore:
         self.settle_backoff_s = settle_backoff_s
         self._submit = redis.register_script(_SUBMIT)
         self._requeue = redis.register_script(_REQUEUE)
+        self.outputs = Ledger(redis)
 
     async def create(
         self,
@@ -92,8 +118,14 @@ class TaskStore:
         kind: str = "video",
         request_id: str = "",
         estimated_seconds: int | None = None,
+        limits: Mapping[str, int | None] | None = None,
     ) -> Task:
-        """Store a queued task and enqueue its job, atomically."""
+        """Store a queued task and enqueue its job, atomically.
+
+        With ``limits`` (the account's caps) the task is refused with QUOTA_EXCEEDED, in the same step, when the
+        account already has ``pending_tasks`` unfinished tasks of this kind or its live outputs take
+        ``output_bytes``; without them (internal callers) nothing is checked.
+        """
         task = Task(
             task_id=uuid.uuid4().hex,
             account_id=account_id,
@@ -105,11 +137,32 @@ class TaskStore:
             estimated_seconds=estimated_seconds,
         )
         fields = [item for pair in task.to_redis().items() for item in pair]
-        job_id = await self._submit(
-            keys=[keys.task(task.task_id), keys.account_tasks(account_id), keys.job_stream(), keys.pending_tasks()],
-            args=[keys.TASK_RECORD_TTL_S, task.created_at, task.task_id, kind, *fields],
+        pending_cap = caps.script_value(limits, caps.PENDING_TASKS) if limits is not None else caps.UNLIMITED
+        output_cap = caps.script_value(limits, caps.OUTPUT_BYTES) if limits is not None else caps.UNLIMITED
+        outcome = await self._submit(
+            keys=[
+                keys.task(task.task_id),
+                keys.account_tasks(account_id),
+                keys.job_stream(),
+                keys.pending_tasks(),
+                keys.account_pending_tasks(account_id, kind),
+                *ledger_keys(keys.account_output_ledger(account_id)),
+            ],
+            args=[
+                keys.TASK_RECORD_TTL_S,
+                task.created_at,
+                task.task_id,
+                kind,
+                pending_cap,
+                output_cap,
+                self.pending_expiry_s,
+                *fields,
+            ],
         )
-        task.job_id = str(job_id)
+        if outcome[0] != "ok":
+            name = str(outcome[0])
+            raise caps.exceeded(name, int(outcome[1]), pending_cap if name == caps.PENDING_TASKS else output_cap)
+        task.job_id = str(outcome[1])
         metrics.task_submitted(kind)
         return task
 
@@ -144,6 +197,7 @@ class TaskStore:
             pipe.hset(key, mapping=task.to_redis())
             if status.terminal:
                 pipe.zrem(keys.pending_tasks(), task_id)
+                pipe.zrem(keys.account_pending_tasks(task.account_id, task.kind), task_id)
             return task
 
         task: Task = await self.redis.transaction(move, key, value_from_callable=True)
@@ -193,6 +247,31 @@ class TaskStore:
             if job:
                 requeued.append(task_id)
         return requeued
+
+    async def check_caps(self, account_id: str, kind: str, limits: Mapping[str, int | None]) -> None:
+        """QUOTA_EXCEEDED when :meth:`create` would refuse the account's next task now (a cheap early look;
+        :meth:`create` decides)."""
+        pending_cap = caps.script_value(limits, caps.PENDING_TASKS)
+        if pending_cap >= 0:
+            since = time.time() - self.pending_expiry_s
+            pending = int(await self.redis.zcount(keys.account_pending_tasks(account_id, kind), f"({since!r}", "+inf"))
+            if pending >= pending_cap:
+                raise caps.exceeded(caps.PENDING_TASKS, pending, pending_cap)
+        output_cap = caps.script_value(limits, caps.OUTPUT_BYTES)
+        if output_cap >= 0:
+            stored = await self.stored_output_bytes(account_id)
+            if stored >= output_cap:
+                raise caps.exceeded(caps.OUTPUT_BYTES, stored, output_cap)
+
+    async def record_output(self, account_id: str, key: str, size: int, made_at: float | None = None) -> None:
+        """Count an output file against the account's ``output_bytes`` until housekeeping deletes it."""
+        made_at = time.time() if made_at is None else made_at
+        await self.outputs.put(keys.account_output_ledger(account_id), key, size, made_at + keys.OUTPUT_RETENTION_S)
+
+    async def stored_output_bytes(self, account_id: str) -> int:
+        """Bytes of the account's output files that housekeeping has not deleted yet."""
+        _, stored = await self.outputs.usage(keys.account_output_ledger(account_id))
+        return stored
 
     async def pending_count(self) -> int:
         return int(await self.redis.zcard(keys.pending_tasks()))

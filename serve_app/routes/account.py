@@ -1,15 +1,16 @@
-"""``GET /v1/account``: who the token belongs to, its limits and this month's usage."""
+"""``GET /v1/account``: who the token belongs to, its limits, this month's usage and what it stores."""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from core import keys
+from core import caps, keys
 from core.accounts import QUOTA_METRICS
 from core.errors import ErrorKind
+from core.holdings import holdings
 from core.quotas import current_period
-from serve_app.auth import authenticate_and_read
+from serve_app.auth import authenticate_and_read, services_of
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.account import AccountInfo
 
@@ -36,6 +37,8 @@ async def get_account(request: Request) -> JSONResponse:
         quotas=account.quotas,
         usage=usage,
         period=period,
+        caps={name: value for name, value in caps.resolve(account).items() if value is not None},
+        stored=await holdings(services_of(request).redis, account.id),
     )
     return JSONResponse(info.model_dump())
 

@@ -2,16 +2,19 @@
 
 Errors use the platform (language-list) code table: 400 1001 invalid field,
 400 1002 unsupported language or pair, 401 2001, 403 2003 another account's
-glossary, 404 2004 missing, 409 1003 duplicate name, 429 4001.
+glossary, 404 2004 missing, 409 1003 duplicate name, 429 4001, 456 4002 a
+storage cap reached (core.caps).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import pydantic
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from core import caps
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.glossaries import GlossaryStore
@@ -19,8 +22,17 @@ from serve_app.auth import authenticate, require_owner, services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.catalog import UnknownLanguage
 from serve_app.idempotency import fingerprint
+from serve_app.responses import validation_error
 from serve_app.routing import RouteDoc, api_route
-from serve_app.schemas.glossary import GlossaryCreate, GlossaryDeleted, GlossaryList, GlossaryRecord, GlossaryUpdate, public
+from serve_app.schemas.glossary import (
+    GlossaryCreate,
+    GlossaryDeleted,
+    GlossaryList,
+    GlossaryListQuery,
+    GlossaryRecord,
+    GlossaryUpdate,
+    public,
+)
 from serve_app.services import Services
 
 _COMMON = (ErrorKind.INVALID_PARAMETER, ErrorKind.RATE_LIMITED)
@@ -39,7 +51,13 @@ def store(request: Request) -> GlossaryStore:
         body=GlossaryCreate,
         response=GlossaryRecord,
         status=201,
-        errors=(*_COMMON, ErrorKind.UNSUPPORTED_LANGUAGE, ErrorKind.CONFLICT, ErrorKind.IDEMPOTENCY_CONFLICT),
+        errors=(
+            *_COMMON,
+            ErrorKind.UNSUPPORTED_LANGUAGE,
+            ErrorKind.CONFLICT,
+            ErrorKind.IDEMPOTENCY_CONFLICT,
+            ErrorKind.QUOTA_EXCEEDED,
+        ),
         tag="glossaries",
         idempotent_create=True,
     ),
@@ -53,7 +71,7 @@ async def create_glossary(request: Request) -> Response:
 
     async def run() -> Response:
         data = {**body.model_dump(), "source_lang": source, "target_lang": target}
-        record = await store(request).create(account.id, data)
+        record = await store(request).create(account.id, data, caps.resolve(account))
         return JSONResponse(public(record), status_code=201)
 
     return await services.idempotency.run(request, account.id, fingerprint("POST", request.url.path, raw), run)
@@ -62,12 +80,29 @@ async def create_glossary(request: Request) -> Response:
 @api_route(
     "/v1/glossaries",
     "GET",
-    RouteDoc(summary="List the account's glossaries", response=GlossaryList, errors=_COMMON, tag="glossaries"),
+    RouteDoc(
+        summary="List the account's glossaries",
+        description="Oldest first, without entries; `next_cursor` continues the list (absent on the last page).",
+        query=GlossaryListQuery,
+        response=GlossaryList,
+        errors=_COMMON,
+        tag="glossaries",
+    ),
 )
 async def list_glossaries(request: Request) -> JSONResponse:
     account = await authenticate(request)
-    records = await store(request).list(account.id)
-    return JSONResponse({"glossaries": [public(r, with_entries=False) for r in records], "total": len(records)})
+    try:
+        query = GlossaryListQuery.model_validate(dict(request.query_params))
+    except pydantic.ValidationError as exc:
+        raise validation_error(exc) from None
+    try:
+        page = await store(request).page(account.id, limit=query.limit, cursor=query.cursor)
+    except ValueError as exc:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, f"cursor: {exc}") from None
+    body: dict[str, Any] = {"glossaries": [public(r, with_entries=False) for r in page.records], "total": page.total}
+    if page.next_cursor:
+        body["next_cursor"] = page.next_cursor
+    return JSONResponse(body)
 
 
 @api_route(
@@ -87,7 +122,7 @@ async def get_glossary(request: Request) -> JSONResponse:
         summary="Update a glossary's name, entries, case sensitivity or description",
         body=GlossaryUpdate,
         response=GlossaryRecord,
-        errors=(*_ONE, ErrorKind.CONFLICT),
+        errors=(*_ONE, ErrorKind.CONFLICT, ErrorKind.QUOTA_EXCEEDED),
         tag="glossaries",
     ),
 )
@@ -99,7 +134,7 @@ async def update_glossary(request: Request) -> JSONResponse:
         raise ApiError(ErrorKind.INVALID_PARAMETER, "Only description may be set to null.")
     current = {k: record[k] for k in GlossaryCreate.model_fields if k in record}
     merged = parse_model(GlossaryCreate, {**current, **changes})  # re-checks unique terms under the new case rule
-    updated = await store(request).update(record["glossary_id"], merged.model_dump(include=set(changes)))
+    updated = await store(request).update(record["glossary_id"], merged.model_dump(include=set(changes)), caps.resolve(account))
     return JSONResponse(public(updated))
 
 

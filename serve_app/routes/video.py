@@ -7,7 +7,7 @@ import re
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import keys
+from core import caps, keys
 from core.accounts import Account
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
@@ -106,7 +106,12 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
         spec = submission.spec(await _store_source(services, form, submission))
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
         task = await services.tasks.create(
-            account.id, spec.stored(), kind="video", request_id=request_id_var.get(), estimated_seconds=estimate
+            account.id,
+            spec.stored(),
+            kind="video",
+            request_id=request_id_var.get(),
+            estimated_seconds=estimate,
+            limits=caps.resolve(account),
         )
     except BaseException:
         for metric, amount in charged:

@@ -6,15 +6,21 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from core import caps
 from core.specs.languages import LanguageCode
 from core.tasks import iso
 
-MAX_ENTRIES = 5000
+#: What one request may carry; the account's ``glossary_entries`` cap may be lower (core.caps).
+MAX_ENTRIES = caps.CEILINGS[caps.GLOSSARY_ENTRIES]
 MAX_TERM = 200
 
 
+#: Glossaries arrive as JSON: a boolean must be a boolean (no `"no"` or `0` for case_sensitive).
+_JSON_BODY = ConfigDict(extra="forbid", strict=True)
+
+
 class GlossaryEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _JSON_BODY
 
     source: str = Field(min_length=1, max_length=MAX_TERM, description="Term in the source language.")
     target: str = Field(min_length=1, max_length=MAX_TERM, description="Exact term to use in the translation.")
@@ -40,7 +46,7 @@ def _check_unique(entries: list[GlossaryEntry] | None, case_sensitive: bool) -> 
 
 
 class GlossaryCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = _JSON_BODY
 
     name: str = Field(min_length=1, max_length=64, description="Unique within the account.")
     source_lang: LanguageCode = Field(description="Concrete source code; never auto. A variant maps to its primary.")
@@ -65,7 +71,7 @@ class GlossaryUpdate(BaseModel):
     Only ``description`` may be set to null (removed); the other fields are omitted, never null.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = _JSON_BODY
 
     name: str = Field(None, min_length=1, max_length=64, json_schema_extra=_omit_default)  # type: ignore[assignment]
     entries: list[GlossaryEntry] = Field(None, max_length=MAX_ENTRIES, json_schema_extra=_omit_default)  # type: ignore[assignment]
@@ -96,9 +102,17 @@ class GlossarySummary(BaseModel):
     updated_at: str
 
 
+class GlossaryListQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(100, ge=1, le=100, description="Glossaries per page.")
+    cursor: str | None = Field(None, max_length=200, description="`next_cursor` of the previous page.")
+
+
 class GlossaryList(BaseModel):
     glossaries: list[GlossarySummary]
-    total: int
+    total: int = Field(description="Glossaries of the account (all pages).")
+    next_cursor: str | None = Field(None, description="Pass as `cursor` for the next page; absent on the last page.")
 
 
 class GlossaryDeleted(BaseModel):

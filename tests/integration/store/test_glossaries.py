@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from redis.asyncio import Redis
@@ -68,5 +69,7 @@ async def test_concurrent_renames_updates_and_deletes_stay_consistent(redis_clie
         live = {gid: await store.get(gid) for gid in ids}
         live = {gid: rec for gid, rec in live.items() if rec is not None}
         assert {rec["name"]: gid for gid, rec in live.items()} == names
-        members = await redis_client.smembers(keys.account_glossaries(f"acct{round_}"))
-        assert members == set(live)
+        members = await redis_client.zrange(keys.account_glossary_index(f"acct{round_}"), 0, -1)
+        assert set(members) == set(live)
+        stored = sum(len(json.dumps(record, separators=(",", ":"))) for record in live.values())
+        assert int(await redis_client.get(keys.account_glossary_bytes(f"acct{round_}")) or 0) == stored
