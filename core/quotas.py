@@ -79,9 +79,12 @@ class QuotaLedger:
             metrics.quota_charged(account.id, metric, amount)
         return int(used)
 
-    async def refund(self, account: Account, metric: str, amount: int = 1) -> None:
-        """Give back usage consumed by a request that was then refused."""
-        await self.redis.decrby(keys.quota(account.id, metric, current_period()), amount)
+    async def refund(self, account: Account, metric: str, amount: int = 1, *, charged_at: float | None = None) -> None:
+        """Give back usage consumed by a request that was then refused (or whose work failed later).
+
+        ``charged_at`` (default now) picks the month the usage was counted in, so a refund never lands in a later one.
+        """
+        await self.redis.decrby(keys.quota(account.id, metric, current_period(charged_at)), amount)
 
     async def usage(self, account: Account) -> dict[str, int]:
         period = current_period()

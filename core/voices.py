@@ -3,11 +3,15 @@
 One hash per voice (``keys.voice``); per account a sorted set of its voice ids
 by creation time (list order and cursor), a hash of folded names → ids
 (names are unique per account, compared case- and width-insensitively), and
-a set of the voices holding a quota slot. Creation checks the name and the
-slots and writes all of it in one Lua script, so two concurrent requests can
-neither share a name nor overfill the quota. A voice whose training failed
-releases its slot (it stays listed, as ``failed``, until deleted); deleting a
-voice removes everything, irreversibly.
+a set of the voices holding a quota slot; across accounts, a sorted set of
+the ``processing`` voices (housekeeping ends those no training will finish:
+``pipelines.voice_lifecycle``). Creation checks the name and the slots and
+writes all of it in one Lua script, so two concurrent requests can neither
+share a name nor overfill the quota. A training ends once: :meth:`VoiceStore.finish`
+changes only a voice still ``processing``, so a late worker and housekeeping
+never both finish it. A voice whose training failed releases its slot (it
+stays listed, as ``failed``, until deleted); deleting a voice removes
+everything, irreversibly.
 
 States (contract 3.2)::
 
@@ -35,16 +39,31 @@ from core.tasks.model import iso
 PROCESSING, READY, FAILED = "processing", "ready", "failed"
 STATES = (PROCESSING, READY, FAILED)
 
-# KEYS: voice, names, slots, index. ARGV: folded name, voice id, slot limit, created score, then field/value pairs.
+# KEYS: voice, names, slots, index, processing voices. ARGV: folded name, voice id, slot limit, created score,
+# 1 when the voice is processing, then field/value pairs.
 _CREATE = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'name' end
 if redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[3]) then return 'quota' end
 local fields = {}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], unpack(fields))
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[2])
 redis.call('ZADD', KEYS[4], ARGV[4], ARGV[2])
+if ARGV[5] == '1' then redis.call('ZADD', KEYS[5], ARGV[4], ARGV[2]) end
+return 'ok'
+"""
+
+# KEYS: voice, slots, processing voices. ARGV: voice id, the stored form of 'processing', 1 to release the slot,
+# then field/value pairs. Only a voice still processing changes: 'gone' when deleted, 'ended' when already finished.
+_FINISH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[3], ARGV[1]) return 'gone' end
+if redis.call('HGET', KEYS[1], 'status') ~= ARGV[2] then redis.call('ZREM', KEYS[3], ARGV[1]) return 'ended' end
+local fields = {}
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], unpack(fields))
+redis.call('ZREM', KEYS[3], ARGV[1])
+if ARGV[3] == '1' then redis.call('SREM', KEYS[2], ARGV[1]) end
 return 'ok'
 """
 
@@ -70,13 +89,14 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1
 """
 
-# KEYS: voice, names, slots, index. ARGV: folded name, voice id.
+# KEYS: voice, names, slots, index, processing voices. ARGV: folded name, voice id.
 _DELETE = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('DEL', KEYS[1])
 if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
 redis.call('SREM', KEYS[3], ARGV[2])
 redis.call('ZREM', KEYS[4], ARGV[2])
+redis.call('ZREM', KEYS[5], ARGV[2])
 return 1
 """
 
@@ -183,6 +203,7 @@ class VoiceStore:
         self._rename = redis.register_script(_RENAME)
         self._delete = redis.register_script(_DELETE)
         self._update = redis.register_script(_UPDATE)
+        self._finish = redis.register_script(_FINISH)
 
     @staticmethod
     def new_id() -> str:
@@ -194,8 +215,9 @@ class VoiceStore:
         fields = [item for pair in voice.to_redis().items() for item in pair]
         outcome = await self._create(
             keys=[keys.voice(voice.voice_id), keys.account_voice_names(account), keys.account_voice_slots(account),
-                  keys.account_voices(account)],
-            args=[fold_name(voice.voice_name), voice.voice_id, slots, voice.created_at, *fields],
+                  keys.account_voices(account), keys.processing_voices()],
+            args=[fold_name(voice.voice_name), voice.voice_id, slots, voice.created_at, int(voice.status == PROCESSING),
+                  *fields],
         )  # fmt: skip
         if outcome == "name":
             raise VoiceNameTaken(voice.voice_name)
@@ -215,12 +237,29 @@ class VoiceStore:
             raise KeyError(voice.voice_id)
         return changed
 
-    async def finish(self, voice: Voice, status: str, **fields: Any) -> Voice:
-        """Record the end of a training: ``ready`` keeps the slot, ``failed`` releases it."""
-        done = await self.update(voice, status=status, completed_at=fields.pop("completed_at", time.time()), **fields)
-        if status == FAILED:
-            await self.redis.srem(keys.account_voice_slots(voice.account_id), voice.voice_id)
-        return done
+    async def finish(self, voice: Voice, status: str, **fields: Any) -> Voice | None:
+        """Record the end of a training: ``ready`` keeps the slot, ``failed`` releases it.
+
+        Only a voice still ``processing`` ends, once: returns None (nothing written) when it had already
+        ended; KeyError when it was deleted.
+        """
+        if status not in (READY, FAILED):
+            raise ValueError(f"a training ends ready or failed, not {status!r}")
+        done = dataclasses.replace(voice, status=status, completed_at=fields.pop("completed_at", time.time()), **fields)
+        changed = {"status": status, "completed_at": done.completed_at, **fields}
+        values = [item for k in changed for item in (k, json.dumps(getattr(done, k)))]
+        outcome = await self._finish(
+            keys=[keys.voice(voice.voice_id), keys.account_voice_slots(voice.account_id), keys.processing_voices()],
+            args=[voice.voice_id, json.dumps(PROCESSING), int(status == FAILED), *values],
+        )
+        if outcome == "gone":
+            raise KeyError(voice.voice_id)
+        return done if outcome == "ok" else None
+
+    async def processing_before(self, before: float, *, offset: int = 0, limit: int = 500) -> list[str]:
+        """Ids of ``processing`` voices created before ``before``, oldest first: ``limit`` of them from ``offset``."""
+        found = await self.redis.zrangebyscore(keys.processing_voices(), "-inf", f"({before}", start=offset, num=limit)
+        return list(found)
 
     async def rename(self, voice: Voice, voice_name: str | None, description: str | None) -> Voice:
         """Change the name and/or description; raises :class:`VoiceNameTaken`, KeyError when deleted meanwhile."""
@@ -245,10 +284,18 @@ class VoiceStore:
         account = voice.account_id
         removed = await self._delete(
             keys=[keys.voice(voice.voice_id), keys.account_voice_names(account), keys.account_voice_slots(account),
-                  keys.account_voices(account)],
+                  keys.account_voices(account), keys.processing_voices()],
             args=[fold_name(voice.voice_name), voice.voice_id],
         )  # fmt: skip
         return bool(removed)
+
+    async def forget_processing(self, voice_id: str) -> None:
+        """Drop an id from the processing index (its voice ended or was deleted without the index being told)."""
+        await self.redis.zrem(keys.processing_voices(), voice_id)
+
+    async def name_taken(self, account_id: str, voice_name: str) -> bool:
+        """Whether another voice of the account has this name (a hint: :meth:`create` decides atomically)."""
+        return bool(await self.redis.hexists(keys.account_voice_names(account_id), fold_name(voice_name)))
 
     async def slots_used(self, account_id: str) -> int:
         return int(await self.redis.scard(keys.account_voice_slots(account_id)))

@@ -7,8 +7,9 @@ Each replica runs four independent loops, so none waits for another:
 * **callbacks**: due webhook deliveries every ``delivery_poll_s`` and at once
   when a task settles, however long the job backlog;
 * **housekeeping**: at start and every ``housekeeping_s``: tasks whose job
-  message was lost get a new one; output files past their links, dead upload
-  staging folders and abandoned work folders are deleted.
+  message was lost get a new one; voices left ``processing`` without a live
+  training fail (``pipelines.voice_lifecycle``); output files past their
+  links, dead upload staging folders and abandoned work folders are deleted.
 
 A replica reports unhealthy (``/readyz`` and Serve's health check) when a loop
 stopped or when ``claim_error_limit`` claims in a row failed, so a worker
@@ -28,7 +29,7 @@ from typing import Any
 
 from ray import serve
 
-from core import metrics
+from core import keys, metrics
 from core.context import configure_logging
 from core.files import LocalFileStore
 from core.files.local import purge_folders, stale_folders
@@ -40,11 +41,13 @@ from pipelines.job_runner import JobHandler, JobRunner
 from pipelines.services import WorkerServices
 from pipelines.video_job import VideoJobHandler
 from pipelines.voice_job import VoiceJobHandler
+from pipelines.voice_lifecycle import end_stranded_voices
 
 log = logging.getLogger("mediatrans.worker")
 
 #: Files are dead once nobody can use them: uploads wait up to 48 h, output links live 24 h.
-FILE_RETENTION_S = 49 * 3600
+#: The output_bytes cap counts an output for exactly this long.
+FILE_RETENTION_S = keys.OUTPUT_RETENTION_S
 ORPHAN_GRACE_S = 60.0
 
 
@@ -130,7 +133,7 @@ class WorkerLoops:
 
     async def _housekeeping(self) -> None:
         while True:
-            for chore in (self.requeue_orphans, self.purge_files):
+            for chore in (self.requeue_orphans, self.end_stranded_voices, self.purge_files):
                 try:
                     await chore()
                 except Exception:
@@ -155,6 +158,9 @@ class WorkerLoops:
         if requeued:
             log.warning("requeued %d tasks whose job was lost: %s", len(requeued), ", ".join(requeued[:20]))
         return requeued
+
+    async def end_stranded_voices(self) -> list[str]:
+        return await end_stranded_voices(self.services)
 
     async def purge_files(self) -> int:
         """Delete dead outputs, dead upload staging folders and abandoned work folders."""

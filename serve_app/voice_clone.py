@@ -1,20 +1,23 @@
-"""``POST /v1/voice/clone``: read and check the sample, then fit now or as a job.
+"""``POST /v1/voice/clone``: cheap checks first, then the sample, then fit now or as a job.
 
-Order of checks (each with its voice-group code): fields (400 1001; 400 1006
-for a name the account already uses), the quota slots (403 2004), the sample
-itself in the VoiceCloner (415 3002 format, 400 1001 rate under 16 kHz,
-400 1007 length, 400 1009 no speech, 400 1008 SNR), then the plan quota
-(456 4002). Synchronous clones answer ``ready`` with ``quality_score``;
-``enhance_quality`` or ``callback_url`` store the prepared speech and queue a
-``voice`` task on the job stream (durable like video tasks), answering
-``processing`` at once.
+Order of work, cheapest first, each step with its voice-group code: fields
+(400 1001), the name (400 1006 for one the account already uses), the
+language, the sample URL's syntax and the callback URL (400 1001), a free
+slot (403 2004), a deployed cloner (503 5002) and the plan quota (456 4002,
+charged here). Only then is the sample fetched (a `sample` URL; 413 3001,
+400 1001) or read (an upload, already streamed to disk) and checked in the
+VoiceCloner (415 3002 format or rate, 400 1001 rate under 16 kHz, 400 1007
+length, 400 1009 no speech, 400 1008 SNR). A refusal after the charge refunds it; so does a training
+that fails later (``pipelines.voice_lifecycle``). Synchronous clones answer
+``ready`` with ``quality_score``; ``enhance_quality`` or ``callback_url``
+store the prepared speech and queue a ``voice`` task on the job stream
+(durable like video tasks), answering ``processing`` at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import io
 import time
 from pathlib import Path
@@ -40,22 +43,29 @@ from serve_app.idempotency import fingerprint
 from serve_app.responses import validation_error
 from serve_app.schemas.voice import VoiceCloneParams
 from serve_app.services import Services
-from serve_app.uploads import read_form
+from serve_app.uploads import UploadedFile, read_form
 
 MAX_SAMPLE_BYTES = 50 * 1000 * 1000  # contract: at most 50 MB
 
 
 @dataclasses.dataclass(frozen=True)
 class CloneInput:
+    """A parsed create request; nothing of its sample has been fetched or decoded yet.
+
+    Attributes:
+        upload: the streamed file part (multipart); None when ``params.sample`` is an audio URL.
+        fingerprint: of the fields and the upload's digest (a URL sample is named by its URL).
+    """
+
     params: VoiceCloneParams
-    sample: bytes
+    upload: UploadedFile | None
     fingerprint: str
 
 
-async def read_clone_request(request: Request, services: Services, staging: Path) -> CloneInput:
-    """The fields and the sample bytes (uploaded, or fetched from the `sample` URL)."""
+async def read_clone_request(request: Request, staging: Path) -> CloneInput:
+    """The fields, and the uploaded sample when there is one (a `sample` URL is not fetched here)."""
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    upload: bytes | None = None
+    upload: UploadedFile | None = None
     if content_type == "application/json":
         raw = await read_json(request)
         if not isinstance(raw, dict):
@@ -64,18 +74,16 @@ async def read_clone_request(request: Request, services: Services, staging: Path
     else:
         form = await read_form(request, staging, file_field="sample")
         fields = dict(form.fields)
-        if form.file is not None:
-            if form.file.size > MAX_SAMPLE_BYTES:
-                raise ApiError(ErrorKind.PAYLOAD_TOO_LARGE, "The sample is over 50 MB.")
-            upload = await asyncio.to_thread(form.file.path.read_bytes)
+        upload = form.file
+        if upload is not None and upload.size > MAX_SAMPLE_BYTES:
+            raise ApiError(ErrorKind.PAYLOAD_TOO_LARGE, "The sample is over 50 MB.")
     params = _parse(fields)
     if (upload is None) == (params.sample is None):
         raise ApiError(ErrorKind.INVALID_PARAMETER, "Give the sample exactly once: a file part, or an audio URL.")
-    sample = upload if upload is not None else await _fetch(services, str(params.sample), staging)
-    if not sample:
+    if upload is not None and upload.size == 0:
         raise ApiError(ErrorKind.UNSUPPORTED_AUDIO_FORMAT, "The sample is empty.")
-    digest = fingerprint("POST", "/v1/voice/clone", {"fields": params.model_dump(), "sample": _sha256(sample)})
-    return CloneInput(params, sample, digest)
+    digest = fingerprint("POST", "/v1/voice/clone", {"fields": params.model_dump(), "sample": upload and upload.sha256})
+    return CloneInput(params, upload, digest)
 
 
 def _parse(fields: dict[str, Any]) -> VoiceCloneParams:
@@ -85,30 +93,40 @@ def _parse(fields: dict[str, Any]) -> VoiceCloneParams:
         raise validation_error(exc) from None
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-async def _fetch(services: Services, url: str, staging: Path) -> bytes:
+async def _sample_bytes(services: Services, request: CloneInput, staging: Path) -> bytes:
+    """The sample: the upload read from disk, or the `sample` URL fetched now (under the URL policy, at most 50 MB)."""
+    if request.upload is not None:
+        return await asyncio.to_thread(request.upload.path.read_bytes)
     staging.mkdir(parents=True, exist_ok=True)
     timeout = services.args.voice_cloner.sample_timeout_s if services.args.voice_cloner else 60.0
     try:
         result = await download(
-            url, staging / "sample", policy=services.url_policy, max_bytes=MAX_SAMPLE_BYTES, timeout_s=timeout
-        )
+            str(request.params.sample), staging / "sample", policy=services.url_policy, max_bytes=MAX_SAMPLE_BYTES,
+            timeout_s=timeout,
+        )  # fmt: skip
     except MediaTooLarge:
         raise ApiError(ErrorKind.PAYLOAD_TOO_LARGE, "The sample at this URL is over 50 MB.") from None
     except InvalidUrl as exc:
         raise ApiError(ErrorKind.INVALID_PARAMETER, f"sample: {exc}") from None
-    return await asyncio.to_thread(result.path.read_bytes)
+    sample = await asyncio.to_thread(result.path.read_bytes)
+    if not sample:
+        raise ApiError(ErrorKind.UNSUPPORTED_AUDIO_FORMAT, "The sample is empty.")
+    return sample
 
 
 async def check_fields(services: Services, account: Account, params: VoiceCloneParams) -> str:
-    """The canonical language code; raises for a bad language, callback URL, taken name or full quota."""
+    """The canonical language code; raises for a taken name, a bad language, sample or callback URL, or no free slot."""
+    if await services.voices.name_taken(account.id, params.voice_name):
+        raise _name_taken(params.voice_name)
     try:
         lang = services.catalog.canonical(params.lang)
     except UnknownLanguage:
         raise ApiError(ErrorKind.INVALID_PARAMETER, f"lang {params.lang!r} is not a supported language code.") from None
+    if params.sample is not None:  # its syntax and an IP literal now; its host is resolved when it is fetched
+        try:
+            check_url(params.sample, services.url_policy, resolve=False)
+        except InvalidUrl as exc:
+            raise ApiError(ErrorKind.INVALID_PARAMETER, f"sample: {exc}") from None
     if params.callback_url:
         try:
             await asyncio.to_thread(check_url, params.callback_url, services.url_policy)
@@ -125,14 +143,33 @@ def _quota_full(account: Account) -> ApiError:
     )
 
 
-async def clone(services: Services, account: Account, request: CloneInput) -> Response:
+def _name_taken(name: str) -> ApiError:
+    return ApiError(ErrorKind.VOICE_NAME_EXISTS, f"The account already has a voice named {name!r}.")
+
+
+async def clone(services: Services, account: Account, request: CloneInput, staging: Path) -> Response:
     params = request.params
     lang = await check_fields(services, account, params)
     cloner = _cloner(services)
-    timeout = services.args.voice_cloner.sync_timeout_s if services.args.voice_cloner else 120.0
+    await services.quotas.consume(account, "voice_clones", 1)
+    try:
+        voice = await _clone_charged(services, account, request, staging, cloner, lang)
+    except BaseException:
+        await services.quotas.refund(account, "voice_clones", 1)
+        raise
+    return JSONResponse(voice.public())
+
+
+async def _clone_charged(
+    services: Services, account: Account, request: CloneInput, staging: Path, cloner: Any, lang: str
+) -> Voice:
+    """Everything costly, once the clone is paid for: the sample, its checks, the fit or the queued training."""
+    params = request.params
+    sample = await _sample_bytes(services, request, staging)
     prepared: PreparedSample = await asyncio.wait_for(
-        cloner.prepare.remote(request.sample, params.noise_reduction), services.args.handle_timeout_s
+        cloner.prepare.remote(sample, params.noise_reduction), services.args.handle_timeout_s
     )
+    del sample  # up to 50 MB the ingress need not hold while the voice is fitted
     gender, source = (params.gender, "given") if params.gender != "unknown" else (prepared.gender, "estimated")
     voice = Voice(
         voice_id=services.voices.new_id(),
@@ -146,29 +183,22 @@ async def clone(services: Services, account: Account, request: CloneInput) -> Re
         gender_source=source,
         sample_duration=prepared.duration_s,
     )
-    asynchronous = params.enhance_quality or bool(params.callback_url)
-    await services.quotas.consume(account, "voice_clones", 1)
-    try:
-        if asynchronous:
-            voice = await _queue_training(services, account, voice, prepared, params)
-        else:
-            fitted: FittedVoice = await asyncio.wait_for(cloner.fit.remote(prepared, lang, gender, False), timeout)
-            voice = dataclasses.replace(
-                voice, status=READY, completed_at=time.time(), quality_score=fitted.quality_score, engine=fitted.engine,
-                style=fitted.style,
-            )  # fmt: skip
-            await _create(services, account, voice)
-    except BaseException:
-        await services.quotas.refund(account, "voice_clones", 1)
-        raise
-    return JSONResponse(voice.public())
+    if params.enhance_quality or params.callback_url:
+        return await _queue_training(services, account, voice, prepared, params)
+    timeout = services.args.voice_cloner.sync_timeout_s if services.args.voice_cloner else 120.0
+    fitted: FittedVoice = await asyncio.wait_for(cloner.fit.remote(prepared, lang, gender, False), timeout)
+    voice = dataclasses.replace(
+        voice, status=READY, completed_at=time.time(), quality_score=fitted.quality_score, engine=fitted.engine,
+        style=fitted.style,
+    )  # fmt: skip
+    return await _create(services, account, voice)
 
 
 async def _create(services: Services, account: Account, voice: Voice) -> Voice:
     try:
         return await services.voices.create(voice, account.voice_slots)
     except VoiceNameTaken:
-        raise ApiError(ErrorKind.VOICE_NAME_EXISTS, f"The account already has a voice named {voice.voice_name!r}.") from None
+        raise _name_taken(voice.voice_name) from None
     except VoiceSlotsFull:
         raise _quota_full(account) from None
 

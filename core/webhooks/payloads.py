@@ -52,8 +52,14 @@ def voice_payload(task: Task) -> dict[str, Any]:
         "sample_duration": (params.get("sample_meta") or {}).get("duration_s"),
         "created_at": iso(float(params.get("created_at") or task.created_at)),
         "completed_at": iso(task.completed_at or task.created_at),
-        "error": {"code": str(error.get("code", "3003")), "message": str(error.get("message", "Clone training failed."))},
+        "error": {"code": _voice_code(task), "message": str(error.get("message", "Clone training failed."))},
     }
+
+
+def _voice_code(task: Task) -> str:
+    """The voice table's code: an expired training is a failed one (3003), as the voice itself says."""
+    code = str((task.error or {}).get("code", "3003"))
+    return "3003" if task.status is TaskState.EXPIRED else code
 
 
 def payload_for(task: Task) -> dict[str, Any]:

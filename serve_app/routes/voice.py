@@ -1,10 +1,12 @@
 """Voice cloning endpoints: ``/v1/voice/clone`` (create, list) and ``/v1/voice/clone/{voice_id}`` (read, rename, delete).
 
-Errors use the voice code table (contract 7): 400 1001 bad field, 400 1006
-name taken, 400 1007/1008/1009 sample length/noise/no speech, 403 2003
-another account's voice, 403 2004 quota full, 404 2005 unknown or deleted
-voice, 413 3001 sample over 50 MB, 415 3002 not an accepted audio format,
-429 4001, 456 4002, 503 5002.
+A create checks its fields, name, slot and plan quota before its sample is
+fetched or decoded (``serve_app.voice_clone``). Errors use the voice code
+table (contract 7): 400 1001 bad field, 400 1006 name taken, 400
+1007/1008/1009 sample length/noise/no speech, 403 2003 another account's
+voice, 403 2004 quota full, 404 2005 unknown or deleted voice, 413 3001
+sample over 50 MB, 415 3002 not an accepted audio format (or a rate over
+192 kHz), 429 4001, 456 4002, 503 5002.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ CREATE_DOC = RouteDoc(
     summary="Clone a voice from a 10–60 s sample",
     description=(
         "multipart/form-data with the `sample` file part (WAV, MP3, FLAC, M4A or OGG, judged by content; at most 50 MB; "
-        "16 kHz or more), or a JSON body whose `sample` is an audio URL. Without `enhance_quality` and `callback_url` "
+        "16 kHz to 192 kHz), or a JSON body whose `sample` is an audio URL (fetched only once the fields, name, slot and "
+        "plan quota passed). Without `enhance_quality` and `callback_url` "
         "the voice is fitted now and returned `ready` with `quality_score`; otherwise it is returned `processing` and "
         "trained as a job (the result is POSTed to `callback_url`, signed like video callbacks). docs/voice.md."
     ),
@@ -103,10 +106,10 @@ async def create_voice(request: Request) -> Response:
     services = services_of(request)
     staging = upload_dir(services)
     try:
-        clone_input = await read_clone_request(request, services, staging)
+        clone_input = await read_clone_request(request, staging)
 
         async def create() -> Response:
-            return await clone(services, account, clone_input)
+            return await clone(services, account, clone_input, staging)
 
         return await services.idempotency.run(request, account.id, clone_input.fingerprint, create)
     finally:

@@ -22,6 +22,8 @@ from deployments.engines.asr.types import Segment, Transcript, Word
 from deployments.engines.errors import EngineUnavailable, InvalidInput
 
 SAMPLE_RATE = 16_000
+#: ``load_audio`` refuses audio longer than this: the longest media the service takes (3 h) and a minute of slack.
+MAX_AUDIO_S = 3 * 3600.0 + 60.0
 #: Frames at or below this level (dBFS) are silent whatever the signal's peak.
 SILENCE_FLOOR_DB = -90.0
 _ENERGY_EPS = 1e-12
@@ -33,14 +35,23 @@ AudioInput = str | os.PathLike[str] | np.ndarray
 
 
 def load_audio(
-    path: str | os.PathLike[str], sample_rate: int = SAMPLE_RATE, ffmpeg: str = "ffmpeg", timeout_s: float | None = None
+    path: str | os.PathLike[str],
+    sample_rate: int = SAMPLE_RATE,
+    ffmpeg: str = "ffmpeg",
+    timeout_s: float | None = None,
+    max_s: float = MAX_AUDIO_S,
 ) -> np.ndarray:
     """Decode any media file to mono float32 at ``sample_rate`` with ffmpeg.
 
+    The output is capped while ffmpeg writes it (``-fs``) just past ``max_s``
+    seconds, so a stream whose header or timestamps claim more cannot size
+    the allocation; audio longer than ``max_s`` is refused, not cut.
+
     Raises:
-        InvalidInput: the file is missing, has no audio stream or cannot be decoded.
+        InvalidInput: the file is missing, has no audio stream, cannot be decoded or lasts over ``max_s``.
         EngineUnavailable: the ffmpeg binary is missing or did not finish in time.
     """
+    max_samples = int(max_s * sample_rate)
     if not os.path.isfile(path):
         raise InvalidInput(f"audio file not found: {os.fspath(path)}")
     cmd = [
@@ -60,6 +71,8 @@ def load_audio(
         "f32le",
         "-acodec",
         "pcm_f32le",
+        "-fs",
+        str((max_samples + 1) * 4),
         "-",
     ]
     try:
@@ -73,6 +86,8 @@ def load_audio(
     if proc.returncode != 0:
         detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
         raise InvalidInput(f"cannot decode audio from {os.fspath(path)}: {detail[0]}")
+    if len(proc.stdout) // 4 > max_samples:
+        raise InvalidInput(f"the audio lasts over {max_s:g} s")
     audio = np.frombuffer(proc.stdout, dtype=np.float32)
     if audio.size == 0:
         raise InvalidInput(f"no audio samples in {os.fspath(path)}")

@@ -4,7 +4,13 @@
 sample formats of the contract, whatever the file is called: WAV (PCM), MP3,
 FLAC, M4A (AAC or ALAC in an MP4/QuickTime container without video) and OGG
 (Vorbis, Opus or FLAC). ``decode`` turns an accepted file into an ``AudioClip``:
-ffmpeg decodes and averages the channels, soxr resamples when a rate is asked.
+ffmpeg decodes, averages the channels and resamples (soxr) before Python sees a
+sample.
+
+What a file says about itself never sizes an allocation: rates over
+``MAX_SAMPLE_RATE`` are refused at probing, ``decode`` yields at most
+``MAX_DECODE_RATE`` samples a second for at most ``MAX_DECODE_S`` seconds, and
+ffmpeg's output is cut at that many bytes whatever the stream claims.
 
 Both run ffmpeg-family binaries with the media pipeline's safeguards
 (``untrusted_input``: local files and the audio demuxers only, so a playlist
@@ -42,6 +48,10 @@ _CODECS: dict[str, frozenset[str]] = {
 }
 #: ``decode`` never returns more audio than this; callers refuse longer samples from the probed duration.
 MAX_DECODE_S = 70.0
+#: Highest sample rate accepted (the highest common studio rate); a file claiming more is refused as unsupported.
+MAX_SAMPLE_RATE = 192_000
+#: ``decode`` never yields more samples per second than this: ffmpeg brings higher rates down first.
+MAX_DECODE_RATE = 48_000
 #: How far ``probe_audio`` decodes a file whose container does not state its duration.
 MAX_MEASURE_S = 3600.0
 PROBE_TIMEOUT_S = 30.0
@@ -109,6 +119,8 @@ def probe_audio(path: str | os.PathLike[str]) -> SampleInfo:
     rate, channels = _int(audio.get("sample_rate")), _int(audio.get("channels"))
     if rate <= 0 or channels <= 0:
         raise UnsupportedAudioFormat(f"The audio stream states no sample rate or channel count; {_ACCEPTED}.")
+    if rate > MAX_SAMPLE_RATE:
+        raise UnsupportedAudioFormat(f"The sample rate {rate} Hz is over the {MAX_SAMPLE_RATE} Hz maximum; {_ACCEPTED}.")
     duration = _float(fmt.get("duration")) or _float(audio.get("duration")) or _decoded_duration(file)
     return SampleInfo(format=kind, codec=codec, sample_rate=rate, channels=channels, duration_s=duration)
 
@@ -164,30 +176,42 @@ def _decoded_duration(file: Path) -> float:
 
 
 def decode(path: str | os.PathLike[str], sample_rate: int | None = None, *, info: SampleInfo | None = None) -> AudioClip:
-    """The first audio stream as mono float32, at its own rate or resampled to ``sample_rate``.
+    """The first audio stream as mono float32, at ``sample_rate`` or at its own rate up to ``MAX_DECODE_RATE``.
 
-    Channels are averaged. At most ``MAX_DECODE_S`` seconds are decoded. ``info``
-    is the file's ``probe_audio`` result when the caller has it (else the file is
+    Channels are averaged and the rate is changed by ffmpeg (soxr), so Python
+    only ever holds the result: at most ``MAX_DECODE_S`` seconds at
+    ``MAX_DECODE_RATE``, whatever rate or length the file claims. ``info`` is
+    the file's ``probe_audio`` result when the caller has it (else the file is
     probed here, so only accepted formats are ever decoded).
 
     Raises:
+        ValueError: ``sample_rate`` is over ``MAX_DECODE_RATE``.
         UnsupportedAudioFormat: the file is not an accepted format or its audio does not decode.
         EngineUnavailable / EngineTimeout: ffmpeg is not installed or did not finish in time.
     """
+    if sample_rate is not None and not 0 < sample_rate <= MAX_DECODE_RATE:
+        raise ValueError(f"sample_rate must be 1 to {MAX_DECODE_RATE} Hz, got {sample_rate}")
     file = _existing(path)
     info = info or probe_audio(file)
-    cmd = [*_ffmpeg_input(file, MAX_DECODE_S), "-af", _average_channels(info.channels), "-ac", "1"]
-    cmd += ["-ar", str(info.sample_rate), "-c:a", "pcm_f32le", "-f", "f32le", "-"]
+    rate = sample_rate or min(info.sample_rate, MAX_DECODE_RATE)
+    max_samples = int(MAX_DECODE_S * rate)
+    graph = _average_channels(info.channels)
+    if rate != info.sample_rate:
+        graph += f",aresample={rate}:resampler=soxr:precision=20"  # soxr's HQ preset
+    cmd = [*_ffmpeg_input(file, MAX_DECODE_S), "-af", graph, "-ac", "1", "-ar", str(rate)]
+    cmd += ["-c:a", "pcm_f32le", "-fs", str(max_samples * 4), "-f", "f32le", "-"]
     proc = run_tool(cmd, timeout_s=DECODE_TIMEOUT_S, what="decode the voice sample")
     if proc.returncode != 0:
         cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
         raise UnsupportedAudioFormat(f"The audio could not be decoded ({stderr_tail(proc.stderr, 1)}).") from cause
-    samples = np.frombuffer(proc.stdout, dtype="<f4", count=len(proc.stdout) // 4)
+    # One copy, then cleaned in place: the peak is twice the capped output, never a multiple of it.
+    samples = np.frombuffer(proc.stdout, dtype="<f4", count=min(len(proc.stdout) // 4, max_samples)).astype(np.float32)
+    del proc
     if samples.size == 0:
         raise UnsupportedAudioFormat("The file decodes to no audio samples.")
-    clean = np.clip(np.nan_to_num(samples, nan=0.0, posinf=1.0, neginf=-1.0), -1.0, 1.0).astype(np.float32)
-    clip = AudioClip(clean, info.sample_rate)
-    return clip.resampled(sample_rate) if sample_rate else clip
+    np.nan_to_num(samples, copy=False, nan=0.0, posinf=1.0, neginf=-1.0)
+    np.clip(samples, -1.0, 1.0, out=samples)
+    return AudioClip(samples, rate)
 
 
 def _ffmpeg_input(file: Path, max_s: float) -> list[str]:

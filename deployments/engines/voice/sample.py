@@ -4,7 +4,7 @@
 first, each raising its own error class (HTTP status / contract code in
 ``core.errors``):
 
-1. format, by content (``UnsupportedAudioFormat``, 415/3002);
+1. format, by content, with a rate the decoder accepts (``UnsupportedAudioFormat``, 415/3002);
 2. sample rate at least ``min_rate`` (``BadVoiceSample``, 400/1001);
 3. duration within [``min_s``, ``max_s``] (``SampleDuration``, 400/1007);
 4. speech: the VAD finds at least ``MIN_SPEECH_S`` of it (``NoSpeechFound``, 400/1009);
@@ -14,7 +14,8 @@ first, each raising its own error class (HTTP status / contract code in
 
 Steps 1-3 only probe the file. The decoded length is checked again against
 the range (with ``DECODED_SLACK_S`` of slack), so a header claiming 30 s over
-5 s of audio is refused as well.
+5 s of audio is refused as well; the decode itself is capped in rate and
+length (``decode``), so a header claiming more cannot make it allocate more.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ import os
 from dataclasses import dataclass
 
 from deployments.engines.errors import BadVoiceSample, NoSpeechFound, SampleDuration, SampleTooNoisy
-from deployments.engines.voice.audio import MAX_DECODE_S, AudioClip, SampleInfo, decode, probe_audio
+from deployments.engines.voice.audio import MAX_DECODE_RATE, MAX_DECODE_S, AudioClip, SampleInfo, decode, probe_audio
 from deployments.engines.voice.denoise import DeepFilterDenoiser
 from deployments.engines.voice.snr import estimate_snr_db
 from deployments.engines.voice.vad import SileroVad, speech_seconds
 
-#: Highest rate a checked clip keeps; higher-rate samples are resampled to it (DeepFilterNet's rate).
-MAX_CLIP_RATE = 48_000
+#: Highest rate a checked clip keeps; higher-rate samples are resampled to it while decoding (DeepFilterNet's rate).
+MAX_CLIP_RATE = MAX_DECODE_RATE
 #: How far the decoded length may differ from the stated one (codec priming, padding) before it is judged.
 DECODED_SLACK_S = 0.5
 #: Less speech than this, in total, is no speech for cloning purposes.
