@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Generator
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,8 @@ from deployments.engines.tts.base import TtsEngine
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
 
 _DONE = object()
+
+log = logging.getLogger(__name__)
 
 
 @serve.deployment(name="TTS", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=8)
@@ -26,6 +29,8 @@ class TTS:
             engine = start_engine(engine_spec, TtsEngine)
             engines[engine.name] = engine
         self.synthesizer = Synthesizer(engines, spec.get("defaults"))
+        self._streams_open = 0
+        self._chunks_made = 0
         self._warm_up()
 
     def _warm_up(self) -> None:
@@ -41,10 +46,34 @@ class TTS:
                 "engine": plan.engine.name}  # fmt: skip
 
     async def stream(self, request: SpeechRequest) -> AsyncIterator[bytes]:
-        """Encoded audio chunks, one per sentence (call with ``handle.options(stream=True)``)."""
+        """Encoded audio chunks, one per sentence (call with ``handle.options(stream=True)``).
+
+        Sentences are synthesized one at a time in a worker thread, so a
+        cancelled call (the client went away) stops after the sentence in
+        progress: its thread is left to finish, then closes the synthesizer's
+        generator (closing it sooner would fail while it runs).
+        """
         chunks = self.synthesizer.stream(request)
-        while (chunk := await asyncio.to_thread(next, chunks, _DONE)) is not _DONE:
-            yield chunk  # type: ignore[misc]
+        pending: asyncio.Future[Any] | None = None
+        self._streams_open += 1
+        try:
+            while True:
+                pending = asyncio.ensure_future(asyncio.to_thread(next, chunks, _DONE))
+                chunk = await asyncio.shield(pending)
+                if chunk is _DONE:
+                    return
+                self._chunks_made += 1
+                yield chunk
+        finally:
+            self._streams_open -= 1
+            if pending is not None and not pending.done():
+                pending.add_done_callback(lambda done: _close_after(done, chunks))
+            else:
+                chunks.close()
+
+    def stream_stats(self) -> dict[str, int]:
+        """This replica's open streams and the chunks (sentences) it has synthesized for streams since it started."""
+        return {"open": self._streams_open, "chunks": self._chunks_made}
 
     async def synthesize(self, request: SpeechRequest, semitones: float = 0.0) -> tuple[np.ndarray, int]:
         """One dubbing line as raw float32 samples and their rate (the pipeline times and mixes it)."""
@@ -67,3 +96,10 @@ class TTS:
 
     def check_health(self) -> None:
         self.ready()
+
+
+def _close_after(sentence: asyncio.Future[Any], chunks: Generator[bytes, None, None]) -> None:
+    """Close a stream's generator once its last sentence's thread is done (its result no one reads)."""
+    if not sentence.cancelled() and sentence.exception() is not None:
+        log.info("tts sentence after cancellation failed: %s", sentence.exception())
+    chunks.close()

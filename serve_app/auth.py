@@ -9,6 +9,7 @@ from starlette.requests import Request
 
 from core.accounts import TOKEN_PREFIX, Account, hash_token
 from core.errors import ApiError, ErrorKind, group_for_path
+from serve_app import ratelimit_headers
 from serve_app.limits import RateLimiter
 from serve_app.services import Services
 
@@ -21,7 +22,11 @@ def services_of(request: Request) -> Services:
 
 
 async def authenticate(request: Request) -> Account:
-    """The calling account; raises UNAUTHORIZED, FORBIDDEN (disabled, out of scope) or RATE_LIMITED."""
+    """The calling account; raises UNAUTHORIZED, FORBIDDEN (disabled, out of scope) or RATE_LIMITED.
+
+    Once the token is known, the account's rate-limit state goes to the response headers
+    (:mod:`serve_app.ratelimit_headers`), refusals included.
+    """
     account, _ = await authenticate_and_read(request)
     return account
 
@@ -48,6 +53,7 @@ async def authenticate_and_read(request: Request, prefetch: Sequence[str] = ()) 
     account = admission.account
     if admission.disabled:
         raise ApiError(ErrorKind.FORBIDDEN, "This account is disabled.")
+    ratelimit_headers.record(request, account, admission.rate)
     group = group_for_path(request.url.path)
     if not account.allows(group.value):
         raise ApiError(ErrorKind.FORBIDDEN, f"This token has no access to the {group.value} endpoints.")

@@ -18,7 +18,8 @@ from core import keys
 from core.accounts import DEFAULT_BURST, DEFAULT_RATE_PER_MINUTE, Account
 from core.errors import ApiError, ErrorKind
 
-# The one GCRA implementation: returns allowed (0/1), excess seconds, remaining burst.
+# The one GCRA implementation: returns allowed (0/1), excess seconds, remaining burst, and the
+# seconds until the whole burst is available again (the theoretical arrival time minus now).
 _GCRA = """
 local function gcra(key, rate, burst, ttl)
   local interval = 60 / rate
@@ -29,9 +30,9 @@ local function gcra(key, rate, burst, ttl)
   if tat < now then tat = now end
   local new_tat = tat + interval
   local excess = new_tat - now - capacity
-  if excess > 0 then return 0, excess, 0 end
+  if excess > 0 then return 0, excess, 0, tat - now end
   redis.call('SET', key, tostring(new_tat), 'EX', ttl)
-  return 1, 0, math.floor((capacity - (new_tat - now)) / interval)
+  return 1, 0, math.floor((capacity - (new_tat - now)) / interval), new_tat - now
 end
 """
 
@@ -49,12 +50,12 @@ local fields = redis.call('HGETALL', ARGV[2] .. id)
 if #fields == 0 then return {} end
 local acct = {}
 for i = 1, #fields, 2 do acct[fields[i]] = fields[i + 1] end
-if acct['disabled'] == '1' then return {fields, -1, '0', '0'} end
+if acct['disabled'] == '1' then return {fields, -1, '0', '0', '0'} end
 local rate = math.max(tonumber(acct['rate_per_minute'] or ARGV[5]), 1)
 local burst = math.max(tonumber(acct['burst'] or ARGV[6]), 1)
-local allowed, excess, remaining = gcra(ARGV[3] .. id, rate, burst, tonumber(ARGV[4]))
-if allowed == 0 then return {fields, 0, tostring(excess), '0'} end
-local out = {fields, 1, '0', tostring(remaining)}
+local allowed, excess, remaining, reset = gcra(ARGV[3] .. id, rate, burst, tonumber(ARGV[4]))
+if allowed == 0 then return {fields, 0, tostring(excess), '0', tostring(reset)} end
+local out = {fields, 1, '0', tostring(remaining), tostring(reset)}
 for i = 7, #ARGV do
   local target = string.gsub(ARGV[i], '{account}', id)
   local kind = redis.call('TYPE', target)['ok']
@@ -79,9 +80,18 @@ return {allowed, tostring(excess), remaining}
 
 @dataclasses.dataclass(frozen=True)
 class RateDecision:
+    """One GCRA check.
+
+    Attributes:
+        retry_after_s: when refused, how long until one more request fits.
+        remaining: requests that fit right now, after this one (the unused burst).
+        reset_s: seconds until the whole burst is available again.
+    """
+
     allowed: bool
     retry_after_s: float
     remaining: int
+    reset_s: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,11 +129,11 @@ class RateLimiter:
         )
         if not reply:
             return None
-        fields, allowed, excess, remaining, *prefetched = reply
+        fields, allowed, excess, remaining, reset, *prefetched = reply
         account = Account.from_redis(dict(zip(fields[::2], fields[1::2])))
         if int(allowed) < 0:
             return Admission(account, True, RateDecision(False, 0.0, 0))
-        decision = RateDecision(bool(int(allowed)), float(excess), int(remaining))
+        decision = RateDecision(bool(int(allowed)), float(excess), int(remaining), float(reset))
         return Admission(account, False, decision, tuple(prefetched))
 
     @staticmethod

@@ -6,7 +6,9 @@ refused is refused before the first byte, as a JSON error of the voice group:
 400 1001 bad field or a language the voice cannot speak, 404 2005 unknown or
 deleted cloned voice, 403 2003 another account's voice, 409 1003 a cloned
 voice still processing (or failed), 413 3001 text over 5,000 characters,
-429 4001, 456 4002 (``tts_characters`` quota), 503 5002.
+429 4001 (the request rate, or the account's concurrent streams:
+:mod:`serve_app.stream_slots`), 456 4002 (``tts_characters`` quota), 503 5002.
+A client that goes away stops the synthesis.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import pydantic
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
@@ -32,13 +35,15 @@ from serve_app.routes.voice import VOICE_ID, owned_voice
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.voice import TtsRequest, TtsVoices, TtsVoicesQuery
 from serve_app.services import Services
+from serve_app.stream_slots import StreamSlot, StreamSlots, tts_stream_limit
 
 SPEAK_DOC = RouteDoc(
     summary="Speak text with a native or cloned voice (streamed audio)",
     description=(
         "Answers the audio itself (Content-Type by `output_format`), streamed sentence by sentence with chunked "
-        "transfer. Response headers: X-Voice (the voice used), X-Sample-Rate. docs/tts.md lists engines per language, "
-        "what each emotion does and how text is normalised."
+        "transfer. Response headers: X-Voice (the voice used), X-Sample-Rate. An account may have 4 streams at once "
+        "(its `tts_streams` cap; one more: 429 4001 with Retry-After); a client that disconnects stops the synthesis. "
+        "docs/tts.md lists engines per language, what each emotion does and how text is normalised."
     ),
     body=TtsRequest,
     errors=(
@@ -76,7 +81,19 @@ async def speak(request: Request) -> Response:
     handle = _tts(services)
     speech = await _speech_request(services, account, body)
     plan: dict[str, Any] = await asyncio.wait_for(handle.plan.remote(speech), services.args.handle_timeout_s)
-    amount = len(body.text)
+    slot = await StreamSlots(services.redis).acquire(account, tts_stream_limit(account))
+    try:
+        return await _start(services, account, handle, speech, plan, slot)
+    except BaseException:
+        await slot.release()
+        raise
+
+
+async def _start(
+    services: Services, account: Account, handle: Any, speech: SpeechRequest, plan: dict[str, Any], slot: StreamSlot
+) -> Response:
+    """Charge the quota, start the replica's stream and answer once its first chunk is there."""
+    amount = len(speech.text)
     await services.quotas.consume(account, "tts_characters", amount)
     chunks = handle.options(stream=True).stream.remote(speech)
     try:  # the first sentence before the headers: a request that cannot be spoken gets a JSON error, not a cut stream
@@ -84,17 +101,42 @@ async def speak(request: Request) -> Response:
     except StopAsyncIteration:
         first = b""
     except BaseException:
+        chunks.cancel()
         await services.quotas.refund(account, "tts_characters", amount)
         raise
     headers = {"X-Voice": plan["voice"], "X-Sample-Rate": str(plan["sample_rate"]), "Cache-Control": "no-store"}
-    return StreamingResponse(_relay(first, chunks), media_type=plan["content_type"], headers=headers)
+    return SpeechStream(first, chunks, slot, media_type=plan["content_type"], headers=headers)
 
 
-async def _relay(first: bytes, rest: Any) -> AsyncIterator[bytes]:
-    if first:
-        yield first
-    async for chunk in rest:
-        yield chunk
+class SpeechStream(StreamingResponse):
+    """The replica's chunks relayed as they come.
+
+    However the response ends (the last chunk, an error, the client going
+    away and the request being cancelled), the replica's generator is
+    cancelled, so it stops synthesizing after the sentence in progress, and
+    the account's stream slot is released.
+    """
+
+    def __init__(self, first: bytes, chunks: Any, slot: StreamSlot, **kwargs: Any) -> None:
+        super().__init__(self._relay(first), **kwargs)
+        self._chunks = chunks
+        self._slot = slot
+        self._finished = not first
+
+    async def _relay(self, first: bytes) -> AsyncIterator[bytes]:
+        if first:
+            yield first
+            async for chunk in self._chunks:
+                yield chunk
+        self._finished = True
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            if not self._finished:
+                self._chunks.cancel()
+            await self._slot.release()
 
 
 async def _speech_request(services: Services, account: Account, body: TtsRequest) -> SpeechRequest:

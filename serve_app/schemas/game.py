@@ -16,7 +16,8 @@ Tone = Literal["epic", "humorous", "dark", "cute"]
 
 
 class LocalizationRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # A JSON body: numbers must be numbers (no `true` or `"80"` for max_length).
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     text: str = Field(min_length=1, description="Game text, at most 50,000 characters; line breaks are kept.")
     content_type: ContentType

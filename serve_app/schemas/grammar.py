@@ -14,7 +14,8 @@ SeverityName = Literal["info", "warning", "error"]
 
 
 class GrammarCheckRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # A JSON body: booleans must be booleans (no `"yes"` or `1` for auto_correct).
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     text: str = Field(description="At most 50,000 characters (413 3001 beyond).")
     lang: LanguageCode | None = Field(

@@ -86,7 +86,8 @@ Emotion = Literal["neutral", "happy", "excited", "sad", "angry", "calm", "fearfu
 
 
 class TtsRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # A JSON body: numbers must be numbers (no `true` or `"1.0"` for speed), booleans booleans.
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     text: str = Field(min_length=1, description="At most 5,000 characters (413 3001 beyond).")
     voice: str | None = Field(

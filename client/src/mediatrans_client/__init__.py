@@ -1,5 +1,6 @@
 """Python client of the media-translation API: video translation, voice cloning, TTS, grammar, game localization."""
 
+from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import __version__
 from mediatrans_client.async_client import AsyncClient
 from mediatrans_client.client import Client
@@ -55,6 +56,7 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "QuotaExceededError",
+    "RateLimit",
     "RateLimitedError",
     "ServerError",
     "ServiceBusyError",

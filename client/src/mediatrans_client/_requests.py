@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._retry import RetryPolicy, parse_retry_after
 from mediatrans_client.errors import MediatransError, build_error
 
@@ -135,10 +136,12 @@ def error_from_response(response: httpx.Response) -> MediatransError:
         body: Any = response.json()
     except ValueError:
         body = None
-    return build_error(
+    error = build_error(
         response.status_code,
         body,
         request_id=response.headers.get("x-request-id"),
         retry_after=parse_retry_after(response.headers.get("retry-after")),
         fallback_message=response.reason_phrase,
     )
+    error.rate_limit = RateLimit.from_headers(response.headers)
+    return error

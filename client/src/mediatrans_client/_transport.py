@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import httpx
 
+from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import ClientSettings, RequestSpec, error_from_response, open_files, request_headers
 from mediatrans_client._retry import parse_retry_after
 from mediatrans_client.errors import ConnectionFailedError
@@ -31,7 +32,18 @@ def _is_final(response: httpx.Response) -> bool:
     return response.is_success or response.status_code == 304
 
 
-class SyncTransport:
+class _RateLimitTracking:
+    """Keeps the rate-limit state of the latest response that carried one (every attempt counts)."""
+
+    last_rate_limit: RateLimit | None = None
+
+    def _observe(self, response: httpx.Response) -> None:
+        observed = RateLimit.from_headers(response.headers)
+        if observed is not None:
+            self.last_rate_limit = observed
+
+
+class SyncTransport(_RateLimitTracking):
     """Blocking transport over one keep-alive :class:`httpx.Client`."""
 
     def __init__(
@@ -79,6 +91,7 @@ class SyncTransport:
                     raise _connection_error(exc, attempt) from exc
                 self._sleep(policy.delay(attempt, None, self._rng))
                 continue
+            self._observe(response)
             if _is_final(response):
                 return response
             if stream:
@@ -91,7 +104,7 @@ class SyncTransport:
         raise AssertionError("unreachable: the loop returns or raises")
 
 
-class AsyncTransport:
+class AsyncTransport(_RateLimitTracking):
     """Asyncio transport over one keep-alive :class:`httpx.AsyncClient`."""
 
     def __init__(
@@ -139,6 +152,7 @@ class AsyncTransport:
                     raise _connection_error(exc, attempt) from exc
                 await self._sleep(policy.delay(attempt, None, self._rng))
                 continue
+            self._observe(response)
             if _is_final(response):
                 return response
             if stream:

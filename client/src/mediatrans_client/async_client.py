@@ -9,6 +9,7 @@ import httpx
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._async_resources import AsyncGame, AsyncGrammar, AsyncSpeech, AsyncVideo, AsyncVoices
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
+from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
 from mediatrans_client._transport import AsyncTransport
 from mediatrans_client.models import AccountInfo, LanguageList
@@ -59,6 +60,11 @@ class AsyncClient:
     async def account(self) -> AccountInfo:
         """The token's account: limits, quotas and this month's usage."""
         return AccountInfo.model_validate((await self._transport.request(ep.account_spec())).json())
+
+    @property
+    def last_rate_limit(self) -> RateLimit | None:
+        """The account's rate-limit state from the latest response that carried one (``None`` before any)."""
+        return self._transport.last_rate_limit
 
     async def aclose(self) -> None:
         await self._transport.aclose()

@@ -8,6 +8,7 @@ import httpx
 
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
+from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
 from mediatrans_client._sync_resources import Game, Grammar, Speech, Video, Voices
 from mediatrans_client._transport import SyncTransport
@@ -70,6 +71,11 @@ class Client:
     def account(self) -> AccountInfo:
         """The token's account: limits, quotas and this month's usage."""
         return AccountInfo.model_validate(self._transport.request(ep.account_spec()).json())
+
+    @property
+    def last_rate_limit(self) -> RateLimit | None:
+        """The account's rate-limit state from the latest response that carried one (``None`` before any)."""
+        return self._transport.last_rate_limit
 
     def close(self) -> None:
         self._transport.close()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mediatrans_client._rate_limit import RateLimit
+
 Code = int | str | None
 
 
@@ -22,7 +24,10 @@ class MediatransError(Exception):
         request_id: the ``X-Request-ID`` of the failed request, when one was answered.
         status: the HTTP status, ``None`` when no response was received.
         details: per-field problems of validation errors.
+        rate_limit: the account's rate-limit state the error response carried (``None`` without one).
     """
+
+    rate_limit: RateLimit | None = None
 
     def __init__(
         self,

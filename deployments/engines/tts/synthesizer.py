@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -118,7 +118,7 @@ class Synthesizer:
         rate = self.catalogue[voice_id].sample_rate if voice_id in self.catalogue else _style_rate(engine)
         return SpeechPlan(engine, voice, voice_id, request.lang, rate, content_type(request.output_format, rate))
 
-    def stream(self, request: SpeechRequest, plan: SpeechPlan | None = None) -> Iterator[bytes]:
+    def stream(self, request: SpeechRequest, plan: SpeechPlan | None = None) -> Generator[bytes, None, None]:
         """Encoded audio, one chunk per sentence (then the encoder's tail)."""
         plan = plan or self.plan(request)
         pieces = sentences(request.text, request.lang)
