@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from deployments.engines.media.probe import MAX_BYTES as MAX_VIDEO_BYTES
 from deployments.engines.net.urls import DEFAULT_PORTS, UrlPolicy
 
+KiB = 1 << 10
 MiB = 1 << 20
 
 #: Relative paths in the config (work dir, files, models) are relative to the project root,
@@ -124,19 +125,34 @@ class DubbingArgs(BaseModel):
 
 
 class BodyLimits(BaseModel):
-    """Streaming request-body caps in bytes, per endpoint family."""
+    """Streaming request-body caps in bytes, per route and body kind (docs/limits.md).
+
+    Uploads (multipart) carry the media; JSON bodies only need room for the
+    largest text a route takes once JSON-escaped: a code point may take 12 bytes
+    (``\\ud83d\\ude00``), so 50,000 characters need up to 600,000 bytes.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    json_bytes: int = 1 * MiB
+    json_bytes: int = Field(1 * MiB, ge=1024, description="Other bodies: glossaries, video tasks given a video_url.")
+    text_json_bytes: int = Field(640 * KiB, ge=1024, description="Game localization and grammar (50,000 characters).")
+    tts_json_bytes: int = Field(64 * KiB, ge=1024, description="Text to speech (5,000 characters).")
+    small_json_bytes: int = Field(16 * KiB, ge=1024, description="Voice clone (sample given as a URL) and voice updates.")
     video_upload_bytes: int = MAX_VIDEO_BYTES + 1 * MiB  # the video limit plus multipart fields
     voice_upload_bytes: int = 50 * MiB + 1 * MiB  # 50 MB sample plus fields
 
-    def for_path(self, path: str) -> int:
+    def for_request(self, path: str, content_type: str = "") -> int:
+        """The cap of a body sent to ``path`` with ``content_type`` (multipart: an upload)."""
+        upload = content_type.split(";")[0].strip().lower().startswith("multipart/")
+        path = path.rstrip("/")
         if path.startswith("/v1/video/translate"):
-            return self.video_upload_bytes
+            return self.video_upload_bytes if upload else self.json_bytes
         if path.startswith("/v1/voice/clone"):
-            return self.voice_upload_bytes
+            return self.voice_upload_bytes if upload and path == "/v1/voice/clone" else self.small_json_bytes
+        if path in ("/v1/game/localization", "/v1/grammar"):
+            return self.text_json_bytes
+        if path == "/v1/tts":
+            return self.tts_json_bytes
         return self.json_bytes
 
 

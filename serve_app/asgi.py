@@ -7,7 +7,13 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 
 from core.context import configure_logging
-from serve_app.middleware import AdmissionMiddleware, BodyLimitMiddleware, RequestContextMiddleware
+from serve_app.middleware import (
+    AdmissionMiddleware,
+    BodyLimitMiddleware,
+    RequestContextMiddleware,
+    TrailingSlashMiddleware,
+)
+from serve_app.ratelimit_headers import RateLimitHeadersMiddleware
 from serve_app.request_metrics import RequestMetricsMiddleware
 from serve_app.responses import HANDLED, handle_exception
 from serve_app.routes import account, files, game, glossaries, grammar, languages, system, tts, video, voice
@@ -23,10 +29,12 @@ def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starl
     app = Starlette(
         routes=routes,
         middleware=[
+            Middleware(TrailingSlashMiddleware),
             Middleware(RequestMetricsMiddleware),
+            Middleware(RateLimitHeadersMiddleware),
             Middleware(RequestContextMiddleware, echo=not behind_serve_proxy, access_log=not behind_serve_proxy),
             Middleware(AdmissionMiddleware, max_inflight=services.args.max_inflight_requests),
-            Middleware(BodyLimitMiddleware, limit_for=services.args.body_limits.for_path),
+            Middleware(BodyLimitMiddleware, limit_for=services.args.body_limits.for_request),
         ],
         exception_handlers={cls: handle_exception for cls in (Exception, HTTPException, *HANDLED)},
     )

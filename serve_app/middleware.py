@@ -74,6 +74,27 @@ class RequestContextMiddleware:
             request_id_var.reset(token)
 
 
+class TrailingSlashMiddleware:
+    """``/v1/account/`` is ``/v1/account``: one answer per resource, never a redirect.
+
+    Starlette would answer a 307 to the other spelling, which clients that do
+    not follow redirects on POST see as an error; rewriting the path before
+    routing makes both spellings the same request.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            scope = {**scope, "path": path.rstrip("/") or "/"}
+            raw = scope.get("raw_path")
+            if isinstance(raw, bytes):
+                scope["raw_path"] = raw.rstrip(b"/") or b"/"
+        await self.app(scope, receive, send)
+
+
 class AdmissionMiddleware:
     """Refuses work beyond ``max_inflight`` concurrent requests with 503 + Retry-After.
 
@@ -111,11 +132,13 @@ class BodyTooLarge(ApiError):
 class BodyLimitMiddleware:
     """Caps request bodies per path while they stream in.
 
-    A declared ``Content-Length`` over the cap is refused before reading; a
-    chunked or lying body is cut off as soon as the running count passes it.
+    The cap depends on the route and on whether the body is an upload
+    (``limit_for(path, content_type)``). A declared ``Content-Length`` over the
+    cap is refused before reading; a chunked or lying body is cut off as soon
+    as the running count passes it.
     """
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str, str], int]) -> None:
         self.app = app
         self.limit_for = limit_for
 
@@ -123,8 +146,9 @@ class BodyLimitMiddleware:
         if scope["type"] != "http" or scope["method"] not in _BODY_METHODS:
             await self.app(scope, receive, send)
             return
-        limit = self.limit_for(scope["path"])
-        declared = Headers(scope=scope).get("content-length")
+        headers = Headers(scope=scope)
+        limit = self.limit_for(scope["path"], headers.get("content-type", ""))
+        declared = headers.get("content-length")
         early = _check_declared(declared, limit)
         if early is not None:
             response = json_error(scope["path"], early.kind, early.message)

@@ -36,7 +36,6 @@ DOC = RouteDoc(
         ErrorKind.INVALID_PARAMETER,
         ErrorKind.UNSUPPORTED_LANGUAGE,
         ErrorKind.FORBIDDEN,
-        ErrorKind.NOT_FOUND,
         ErrorKind.PAYLOAD_TOO_LARGE,
         ErrorKind.RATE_LIMITED,
         ErrorKind.QUOTA_EXCEEDED,
@@ -117,8 +116,8 @@ async def _call(services: Services, job: LocalizationJob) -> LocalizationOutcome
 
 async def _glossary(services: Services, account: Account, glossary_id: str, source: str) -> Glossary:
     record = await services.glossaries.get(glossary_id)
-    if record is None:
-        raise ApiError(ErrorKind.NOT_FOUND, f"No glossary {glossary_id!r}.")
+    if record is None:  # the game table has no "not found" row: an unknown glossary is a bad parameter
+        raise ApiError(ErrorKind.INVALID_PARAMETER, f"glossary_id: no glossary {glossary_id!r}.")
     require_owner(account, record["account_id"], "glossary")
     if record["source_lang"] != source:
         raise ApiError(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import hashlib
+import json
 import time
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from serve_app.auth import services_of
@@ -52,12 +55,43 @@ async def _check_readiness(services: Services) -> tuple[dict[str, Any], int]:
     return body, 200 if ready else 503
 
 
-async def openapi_json(request: Request) -> JSONResponse:
-    return JSONResponse(openapi_document(request.app.routes, services_of(request).catalog.accepted_codes))
+@dataclasses.dataclass(frozen=True)
+class Rendered:
+    """A response body rendered once per replica, with its ETag."""
+
+    body: bytes
+    media_type: str
+    etag: str
+
+    @classmethod
+    def of(cls, body: bytes, media_type: str) -> Rendered:
+        return cls(body, media_type, '"' + hashlib.sha256(body).hexdigest()[:32] + '"')
+
+    def respond(self, request: Request) -> Response:
+        headers = {"ETag": self.etag, "Cache-Control": "public, max-age=300"}
+        if self.etag in (tag.strip() for tag in request.headers.get("if-none-match", "").split(",")):
+            return Response(status_code=304, headers=headers)
+        return Response(self.body, media_type=self.media_type, headers=headers)
 
 
-async def docs_page(request: Request) -> HTMLResponse:
-    return HTMLResponse(render_docs_page(openapi_document(request.app.routes, services_of(request).catalog.accepted_codes)))
+def _api_documents(request: Request) -> dict[str, Rendered]:
+    """The OpenAPI document and the docs page: they change only with the code, so they are built on first use."""
+    documents: dict[str, Rendered] | None = getattr(request.app.state, "api_documents", None)
+    if documents is None:
+        document = openapi_document(request.app.routes, services_of(request).catalog.accepted_codes)
+        documents = request.app.state.api_documents = {
+            "openapi": Rendered.of(json.dumps(document, ensure_ascii=False).encode(), "application/json"),
+            "page": Rendered.of(render_docs_page(document).encode(), "text/html; charset=utf-8"),
+        }
+    return documents
+
+
+async def openapi_json(request: Request) -> Response:
+    return _api_documents(request)["openapi"].respond(request)
+
+
+async def docs_page(request: Request) -> Response:
+    return _api_documents(request)["page"].respond(request)
 
 
 ROUTES = [

@@ -113,5 +113,6 @@ def test_glossary_terms_are_enforced(client: httpx.Client, accounts: Accounts) -
     assert "Wyrm" not in data["translations"]["ca"]  # the glossary covers es only
     _b, other = accounts.create()
     assert_error(client.post(URL, json=body(glossary_id=gid), headers={"Authorization": f"Bearer {other}"}), 403, 2003)
-    assert_error(client.post(URL, json=body(glossary_id="gl_missing"), headers=headers), 404, 2004)
+    # The game table has no "not found" row: an unknown glossary is a bad parameter.
+    assert_error(client.post(URL, json=body(glossary_id="gl_missing"), headers=headers), 400, 1001)
     assert_error(client.post(URL, json=body(source_lang="fr", glossary_id=gid), headers=headers), 400, 1001)

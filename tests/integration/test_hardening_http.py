@@ -109,3 +109,38 @@ class TestVideoUrlQuota:
             assert wait_done(client, headers, accepted.json()["task_id"])["status"] == "completed"
         usage = client.get("/v1/account", headers=headers).json()["usage"]
         assert usage["video_minutes"] == 1 and usage["video_tasks"] == 1
+
+
+class TestCheapChecksFirst:
+    def test_a_50_mb_json_voice_body_is_cut_off_while_streaming(self, client: httpx.Client, auth: dict[str, str]) -> None:
+        def body():  # never declared up front: the cap must count while reading
+            yield b'{"voice_name": "x", "lang": "en", "sample": "https://example.com/a.wav", "pad": ['
+            for _ in range(800):
+                yield b"1," * 32768
+            yield b"1]}"
+
+        started = time.monotonic()
+        response = client.post("/v1/voice/clone", content=body(), headers={**auth, "Content-Type": "application/json"})
+        assert_error(response, 413, 3001)
+        assert time.monotonic() - started < 20
+
+    def test_text_routes_take_50000_escaped_characters_and_no_more(self, client: httpx.Client, auth: dict[str, str]) -> None:
+        escaped = '{"text": "' + "\\ud83d\\ude00" * 60_000 + '"}'  # 720 KB of JSON
+        assert_error(post_json(client, "/v1/grammar", escaped, auth), 413, 3001)
+        text = "Le café est très bon et la table est grande. " * 1_100  # 49,500 characters
+        fits = '{"text": "' + "".join(f"\\u{ord(c):04x}" for c in text) + '", "lang": "fr"}'  # 297 KB of JSON
+        assert post_json(client, "/v1/grammar", fits, auth).status_code == 200
+
+    def test_a_trailing_slash_answers_like_the_path_without_it(self, client: httpx.Client, auth: dict[str, str]) -> None:
+        plain, slashed = client.get("/v1/account", headers=auth), client.get("/v1/account/", headers=auth)
+        assert slashed.status_code == plain.status_code == 200
+        assert slashed.json()["account_id"] == plain.json()["account_id"]
+
+    def test_the_api_document_is_served_with_an_etag(self, client: httpx.Client) -> None:
+        first = client.get("/openapi.json")
+        etag = first.headers["etag"]
+        assert first.status_code == 200 and first.json()["openapi"].startswith("3.")
+        again = client.get("/openapi.json", headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.headers["etag"] == etag and not again.content
+        page = client.get("/docs")
+        assert page.status_code == 200 and page.headers["etag"] != etag

@@ -49,7 +49,7 @@ def make_app(seen: list[int], gate: asyncio.Event | None = None) -> Starlette:
         ],
         exception_handlers={cls: handle_exception for cls in (Exception, HTTPException, *HANDLED)},
     )
-    app.add_middleware(BodyLimitMiddleware, limit_for=lambda path: LIMIT)
+    app.add_middleware(BodyLimitMiddleware, limit_for=lambda path, content_type: LIMIT)
     app.add_middleware(AdmissionMiddleware, max_inflight=2)
     app.add_middleware(RequestContextMiddleware)
     return app
