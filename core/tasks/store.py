@@ -264,9 +264,13 @@ class TaskStore:
                 raise caps.exceeded(caps.OUTPUT_BYTES, stored, output_cap)
 
     async def record_output(self, account_id: str, key: str, size: int, made_at: float | None = None) -> None:
-        """Count an output file against the account's ``output_bytes`` until housekeeping deletes it."""
+        """Count an output file against the account's ``output_bytes`` until housekeeping deletes it.
+
+        A Redis outage delays the count (the task waits), never fails the task or loses the count.
+        """
         made_at = time.time() if made_at is None else made_at
-        await self.outputs.put(keys.account_output_ledger(account_id), key, size, made_at + keys.OUTPUT_RETENTION_S)
+        ledger, expires_at = keys.account_output_ledger(account_id), made_at + keys.OUTPUT_RETENTION_S
+        await until_redis_answers(lambda: self.outputs.put(ledger, key, size, expires_at), f"output {key}")
 
     async def stored_output_bytes(self, account_id: str) -> int:
         """Bytes of the account's output files that housekeeping has not deleted yet."""
