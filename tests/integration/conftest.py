@@ -60,6 +60,8 @@ def serve_base_url(serve_redis_url: str, tmp_path_factory: pytest.TempPathFactor
 
     os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    # The suite creates hundreds of accounts; each keeps its own metric series here (the bound has unit tests).
+    os.environ.setdefault("MEDIATRANS_METRICS_MAX_ACCOUNTS", "100000")
     # The ingress `make run` uses (cluster/local/ray-env.sh): Serve's Python proxy, or its HAProxy ingress
     # with MEDIATRANS_SERVE_INGRESS=haproxy (docs/scaling.md). Read when Ray starts, so set before ray.init.
     haproxy = os.environ.get("MEDIATRANS_SERVE_INGRESS", "proxy") == "haproxy"

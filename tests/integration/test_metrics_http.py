@@ -149,6 +149,12 @@ def test_every_family_is_exported_after_traffic(traffic: dict) -> None:
     def value(name: str, **labels: str) -> float:
         return sum(v for got, v in samples[name] if all(got.get(k) == want for k, want in labels.items()))
 
+    # Names appear with their first export; the traffic's last requests may reach the next one.
+    deadline = time.monotonic() + 60
+    while value("ray_mediatrans_account_requests_total", account=traffic["account"]) < 5 and time.monotonic() < deadline:
+        time.sleep(3)
+        samples = scrape(endpoint)
+
     assert value("ray_mediatrans_http_requests_total", group="languages", status="200", code="none") >= 1
     assert value("ray_mediatrans_http_requests_total", group="video", status="404", code=str(traffic["not_found"])) >= 1
     assert value("ray_mediatrans_http_requests_total", group="grammar", status="456") >= 1
