@@ -52,10 +52,6 @@ def unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-def is_wrapped(exc: BaseException) -> bool:
-    return isinstance(exc, RayTaskError)
-
-
 def public_message(text: str, fallback: str) -> str:
     """``text`` as one safe line for a client, or ``fallback`` when it would show the server's insides."""
     lines = [line for line in str(text).splitlines() if line.strip()]

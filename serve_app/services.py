@@ -25,6 +25,7 @@ from deployments.engines.net.urls import UrlPolicy
 from serve_app.catalog import Catalog
 from serve_app.idempotency import IdempotencyStore
 from serve_app.limits import AnonymousLimiter, RateLimiter
+from serve_app.stream_slots import StreamSlots
 
 log = logging.getLogger("mediatrans.services")
 
@@ -102,6 +103,7 @@ class Services:
     voices: VoiceStore
     tts_voices: TimedCache
     tts_languages: TimedCache
+    tts_streams: StreamSlots
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:
@@ -127,4 +129,5 @@ class Services:
             voices=VoiceStore(redis),
             tts_voices=TimedCache(args.capabilities_refresh_s),
             tts_languages=TimedCache(args.capabilities_refresh_s),
+            tts_streams=StreamSlots(redis),
         )

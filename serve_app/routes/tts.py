@@ -35,7 +35,7 @@ from serve_app.routes.voice import VOICE_ID, owned_voice
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.voice import TtsRequest, TtsVoices, TtsVoicesQuery
 from serve_app.services import Services
-from serve_app.stream_slots import StreamSlot, StreamSlots, tts_stream_limit
+from serve_app.stream_slots import StreamSlot, tts_stream_limit
 
 SPEAK_DOC = RouteDoc(
     summary="Speak text with a native or cloned voice (streamed audio)",
@@ -81,7 +81,7 @@ async def speak(request: Request) -> Response:
     handle = _tts(services)
     speech = await _speech_request(services, account, body)
     plan: dict[str, Any] = await asyncio.wait_for(handle.plan.remote(speech), services.args.handle_timeout_s)
-    slot = await StreamSlots(services.redis).acquire(account, tts_stream_limit(account))
+    slot = await services.tts_streams.acquire(account, tts_stream_limit(account))
     try:
         return await _start(services, account, handle, speech, plan, slot)
     except BaseException:
