@@ -6,122 +6,25 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.capability_args import (
+    AsrArgs,
+    DiarizerArgs,
+    DubbingArgs,
+    GrammarArgs,
+    TranslatorArgs,
+    TtsArgs,
+    VoiceClonerArgs,
+)
+from core.paths import project_path
 from deployments.engines.media.probe import MAX_BYTES as MAX_VIDEO_BYTES
 from deployments.engines.net.urls import DEFAULT_PORTS, UrlPolicy
 
 KiB = 1 << 10
 MiB = 1 << 20
 
-#: Relative paths in the config (work dir, files, models) are relative to the project root,
-#: whatever directory a Ray worker process happens to run in.
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-
-
-def project_path(value: str) -> str:
-    path = Path(value).expanduser()
-    return str(path if path.is_absolute() else PROJECT_ROOT / path)
-
-
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6390/0"
-
-
-class EngineSpec(BaseModel):
-    """Which engine a capability deployment wraps, and its options."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    engine: str
-    options: dict[str, Any] = Field(default_factory=dict)
-
-
-class TranslatorArgs(BaseModel):
-    """The translator's engines and how pairs are routed among them (docs/translation-routing.md).
-
-    Either ``engines`` (routed by the measured ``routing`` table when given,
-    else tried in order) or the shorthand ``engine`` + ``options`` +
-    ``fallback``, which means ``engines: [engine, fallback]`` without a table.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    engine: str | None = None
-    options: dict[str, Any] = Field(default_factory=dict)
-    fallback: EngineSpec | None = None
-    engines: list[EngineSpec] = Field(default_factory=list)
-    routing: str | None = Field(None, description="Routing table (YAML) written by loadtests/score_engines.py.")
-    floor: float | None = Field(None, ge=0, le=100, description="chrF floor; default: the table's own.")
-
-    @model_validator(mode="after")
-    def _one_form(self) -> TranslatorArgs:
-        if self.engine is not None and self.engines:
-            raise ValueError("give either `engine` (+ `fallback`) or `engines`, not both")
-        if self.engine is None and not self.engines:
-            raise ValueError("the translator needs `engine` or `engines`")
-        if self.routing is not None:
-            self.routing = project_path(self.routing)
-        return self
-
-    def chain(self) -> list[EngineSpec]:
-        """Every engine, in configuration order."""
-        if self.engines:
-            return list(self.engines)
-        first = EngineSpec(engine=self.engine or "", options=self.options)
-        return [first, self.fallback] if self.fallback else [first]
-
-
-class GrammarArgs(BaseModel):
-    """The Grammar deployment: its engines (run together, answers merged) and how long texts are split."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    engines: list[EngineSpec] = Field(min_length=1)
-    chunk_chars: int = Field(2000, ge=200, description="Long texts are checked in chunks of whole sentences this long.")
-    workers: int = Field(2, ge=1, description="Threads that check chunks and engines at once.")
-
-
-class TtsArgs(BaseModel):
-    """The TTS deployment: its engines (in order of preference) and per-language default engines."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    engines: list[EngineSpec] = Field(min_length=1)
-    defaults: dict[str, str] = Field(
-        default_factory=dict, description="Language → engine for requests without a voice; else the first engine speaking it."
-    )
-
-
-class VoiceClonerArgs(EngineSpec):
-    """The VoiceCloner deployment: one cloning engine (``kokoro-fit`` on CPU, ``xtts`` in the cluster)."""
-
-    sample_timeout_s: float = Field(60.0, gt=0, description="Deadline of fetching a sample URL.")
-    sync_timeout_s: float = Field(120.0, gt=0, description="Deadline of a synchronous clone.")
-
-
-class DiarizerArgs(EngineSpec):
-    """The Diarizer deployment: ``embedded-diarizer`` (Silero VAD + VoiceFilter d-vectors) on CPU, ``pyannote`` on GPU."""
-
-
-class DubbingArgs(BaseModel):
-    """AI dubbing in video tasks (docs/dubbing.md); needs the TTS deployment.
-
-    Attributes:
-        voice_ranking: measured voice order per language (professional voices), written by loadtests/score_voices.py.
-        separation_threads: libDF states separating speech from background at once in a worker.
-        fitted_voices: use an account's fitted voice for a diarized speaker whose timbre it matches.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    voice_ranking: str | None = "configs/dubbing-voices.yaml"
-    separation_threads: int = Field(1, ge=1)
-    fitted_voices: bool = True
-
-    @field_validator("voice_ranking")
-    @classmethod
-    def _path(cls, value: str | None) -> str | None:
-        return project_path(value) if value else None
 
 
 class BodyLimits(BaseModel):
@@ -154,24 +57,6 @@ class BodyLimits(BaseModel):
         if path == "/v1/tts":
             return self.tts_json_bytes
         return self.json_bytes
-
-
-class AsrArgs(EngineSpec):
-    """The ASR engine and how long audio is chunked (Ray Data) for it.
-
-    A relative ``options.model_dir`` is taken from the project root.
-    """
-
-    @field_validator("options")
-    @classmethod
-    def _model_dir(cls, options: dict[str, Any]) -> dict[str, Any]:
-        if "model_dir" in options:
-            options = {**options, "model_dir": project_path(str(options["model_dir"]))}
-        return options
-
-    target_chunk_s: float = Field(120.0, gt=0)
-    max_chunk_s: float = Field(150.0, gt=0)
-    chunk_concurrency: int = Field(2, ge=1)
 
 
 class WorkerArgs(BaseModel):

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from ray import serve
 
+from core.capability_args import AsrArgs
 from deployments.capabilities import Capabilities
 from deployments.engines.asr.types import Transcript
 from deployments.engines.registry import create_engine
@@ -17,8 +18,9 @@ from deployments.engines.registry import create_engine
 class ASR:
     """Transcribes audio chunks; reports the languages it recognises."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
-        self.engine: Any = create_engine(spec["engine"], spec.get("options"))
+    def __init__(self, spec: AsrArgs | dict[str, Any]) -> None:
+        args = AsrArgs.model_validate(spec)
+        self.engine: Any = create_engine(args.engine, args.options)
         self.engine.start()
         # One decode at a time per replica: the model already uses every thread it was given.
         self._lock = asyncio.Lock()

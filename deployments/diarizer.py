@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from ray import serve
 
+from core.capability_args import DiarizerArgs
 from deployments.engines.diarization.base import DIARIZATION_RATE, Diarization, DiarizationEngine
 from deployments.engines.registry import start_engine
 
@@ -27,8 +28,9 @@ _PROGRESS_STEP = 0.01
 class Diarizer:
     """Finds who speaks when in 16 kHz mono audio."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
-        self.engine = start_engine(spec, DiarizationEngine)
+    def __init__(self, spec: DiarizerArgs | dict[str, Any]) -> None:
+        args = DiarizerArgs.model_validate(spec)
+        self.engine = start_engine(args.engine, args.options, DiarizationEngine)
         self._warm_up()
 
     def _warm_up(self) -> None:

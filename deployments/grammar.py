@@ -9,6 +9,7 @@ from typing import Any
 from ray import serve
 
 from core import metrics
+from core.capability_args import GrammarArgs
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.checker import Catalogue, GrammarChecker, GrammarRequest, GrammarResult
 from deployments.engines.registry import start_engine
@@ -18,9 +19,10 @@ from deployments.engines.registry import start_engine
 class Grammar:
     """Checks texts; reports its rule catalogue and languages."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
-        engines = [start_engine(e, GrammarEngine) for e in spec["engines"]]
-        self.checker = GrammarChecker(engines, chunk_chars=spec.get("chunk_chars", 2000), workers=spec.get("workers", 2))
+    def __init__(self, spec: GrammarArgs | dict[str, Any]) -> None:
+        args = GrammarArgs.model_validate(spec)
+        engines = [start_engine(e.engine, e.options, GrammarEngine) for e in args.engines]
+        self.checker = GrammarChecker(engines, chunk_chars=args.chunk_chars, workers=args.workers)
 
     async def check(self, request: GrammarRequest) -> GrammarResult:
         started = time.perf_counter()

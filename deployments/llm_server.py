@@ -47,7 +47,7 @@ class LLMServerArgs(pydantic.BaseModel):
     @classmethod
     def _from_project_root(cls, value: str) -> str:
         """Relative paths are relative to the project root, whatever a Ray worker's directory is."""
-        from core.settings import project_path
+        from core.paths import project_path
 
         return project_path(value)
 

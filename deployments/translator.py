@@ -7,32 +7,36 @@ from typing import Any
 
 from ray import serve
 
+from core.capability_args import TranslatorArgs
+from core.metrics import EngineObserver
 from deployments.capabilities import Capabilities
 from deployments.engines.errors import UnsupportedLanguage
 from deployments.engines.registry import start_engine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
+from deployments.engines.translation.routing import Router, RoutingTable
+from deployments.engines.translation.safe import SafeTranslator
 
 
 @serve.deployment(name="Translator", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=32)
 class Translator:
     """Translates batches of segments with the pair's best engine; reports the pairs it offers."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
-        from core.settings import TranslatorArgs
-        from deployments.engines.translation.routing import Router, RoutingTable
-        from deployments.engines.translation.safe import SafeTranslator
-
+    def __init__(self, spec: TranslatorArgs | dict[str, Any]) -> None:
         args = TranslatorArgs.model_validate(spec)
         self.engines: list[TranslatorEngine] = []
         try:
-            for engine_spec in args.chain():
-                self.engines.append(start_engine(engine_spec.model_dump(), TranslatorEngine))
+            for engine_spec in args.engines:
+                self.engines.append(start_engine(engine_spec.engine, engine_spec.options, TranslatorEngine))
         except Exception:
             self._shutdown()
             raise
         table = RoutingTable.load(args.routing, args.floor) if args.routing else None
         self.router = Router(self.engines, table)
-        self.safe = SafeTranslator(self.engines[0], fallback=self.engines[1] if len(self.engines) > 1 else None)
+        self.safe = SafeTranslator(
+            self.engines[0],
+            fallback=self.engines[1] if len(self.engines) > 1 else None,
+            observer=EngineObserver("translation"),
+        )
 
     async def translate(self, request: TranslationRequest, glossary: Any = None) -> TranslationResult:
         if (request.source_lang, request.target_lang) not in self.router.pairs():

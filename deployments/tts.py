@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from ray import serve
 
+from core.capability_args import TtsArgs
 from deployments.engines.registry import start_engine
 from deployments.engines.tts.base import TtsEngine
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
@@ -23,12 +24,13 @@ log = logging.getLogger(__name__)
 class TTS:
     """Speaks text with native or cloned voices; lists its voices and languages."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: TtsArgs | dict[str, Any]) -> None:
+        args = TtsArgs.model_validate(spec)
         engines: dict[str, TtsEngine] = {}
-        for engine_spec in spec["engines"]:
-            engine = start_engine(engine_spec, TtsEngine)
+        for engine_spec in args.engines:
+            engine = start_engine(engine_spec.engine, engine_spec.options, TtsEngine)
             engines[engine.name] = engine
-        self.synthesizer = Synthesizer(engines, spec.get("defaults"))
+        self.synthesizer = Synthesizer(engines, args.defaults)
         self._streams_open = 0
         self._chunks_made = 0
         self._warm_up()

@@ -10,6 +10,7 @@ from typing import Any
 from ray import serve
 
 from core import metrics
+from core.capability_args import VoiceClonerArgs
 from deployments.engines.registry import start_engine
 from deployments.engines.voice.cloner import FittedVoice, PreparedSample, VoiceCloneEngine
 
@@ -18,8 +19,9 @@ from deployments.engines.voice.cloner import FittedVoice, PreparedSample, VoiceC
 class VoiceCloner:
     """``prepare`` refuses bad samples at once; ``fit`` trains (one at a time per replica, others queue)."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
-        self.engine = start_engine({"engine": spec["engine"], "options": spec.get("options", {})}, VoiceCloneEngine)
+    def __init__(self, spec: VoiceClonerArgs | dict[str, Any]) -> None:
+        args = VoiceClonerArgs.model_validate(spec)
+        self.engine = start_engine(args.engine, args.options, VoiceCloneEngine)
 
     async def prepare(self, sample: bytes, noise_reduction: bool = True) -> PreparedSample:
         return await asyncio.to_thread(self._prepare, sample, noise_reduction)

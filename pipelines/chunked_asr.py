@@ -28,11 +28,13 @@ class ChunkedAsrOptions:
         target_chunk_s / max_chunk_s: chunk length target and hard maximum.
         concurrency: chunks in flight at once (ASR replicas can take them).
         app_name / deployment: where the ASR deployment lives.
+
+    The first three come from the profile's ``asr:`` (``AsrArgs``, where their defaults are).
     """
 
-    target_chunk_s: float = 120.0
-    max_chunk_s: float = 150.0
-    concurrency: int = 2
+    target_chunk_s: float
+    max_chunk_s: float
+    concurrency: int
     app_name: str = "mediatrans"
     deployment: str = "ASR"
 
@@ -67,7 +69,7 @@ def transcribe_long(
     *,
     language: str | None,
     offset: float = 0.0,
-    options: ChunkedAsrOptions = ChunkedAsrOptions(),
+    options: ChunkedAsrOptions,
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> Transcript:
     """Transcribe ``audio`` (16 kHz mono) whose first sample is at ``offset`` seconds."""

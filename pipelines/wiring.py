@@ -29,12 +29,10 @@ from pipelines.video_translation import PipelineDeps
 def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> PipelineDeps:
     args = services.args
     asr, translator = services.handles.get("asr"), services.handles.get("translator")
-    if asr is None or translator is None:
+    if asr is None or translator is None or args.asr is None:
         raise EngineUnavailable("video translation needs the ASR and Translator deployments")
     chunking = ChunkedAsrOptions(
-        target_chunk_s=args.asr.target_chunk_s if args.asr else 120.0,
-        max_chunk_s=args.asr.max_chunk_s if args.asr else 150.0,
-        concurrency=args.asr.chunk_concurrency if args.asr else 2,
+        target_chunk_s=args.asr.target_chunk_s, max_chunk_s=args.asr.max_chunk_s, concurrency=args.asr.chunk_concurrency
     )
 
     async def obtain(source: UploadSource | UrlSource, workdir: Path) -> Path:

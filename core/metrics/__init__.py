@@ -4,6 +4,7 @@ next to Serve's own request, latency and queue metrics (docs/observability.md)."
 from core.metrics.bounded import BoundedLabel
 from core.metrics.families import FAMILIES, Family, exported_names
 from core.metrics.record import (
+    EngineObserver,
     account_request,
     engine_fallback,
     engine_latency,
@@ -23,6 +24,7 @@ from core.metrics.record import (
 __all__ = [
     "FAMILIES",
     "BoundedLabel",
+    "EngineObserver",
     "Family",
     "account_request",
     "engine_fallback",

@@ -100,3 +100,20 @@ def voice_training(outcome: str) -> None:
 
 def grammar_latency(language: str, seconds: float) -> None:
     _emit(f.GRAMMAR_LATENCY, seconds, {"language": language})
+
+
+class EngineObserver:
+    """An engine layer's timings and hand-overs, recorded as one capability's metrics.
+
+    Engines never import ``core``: the deployment hands them this object
+    (``SafeTranslator(..., observer=EngineObserver("translation"))``).
+    """
+
+    def __init__(self, capability: str) -> None:
+        self.capability = capability
+
+    def engine_latency(self, engine: str, source: str, target: str, seconds: float) -> None:
+        engine_latency(self.capability, engine, source, target, seconds)
+
+    def engine_fallback(self, engine: str, source: str, target: str, reason: str) -> None:
+        engine_fallback(self.capability, engine, source, target, reason)

@@ -6,6 +6,7 @@ import importlib
 from typing import Any, TypeVar
 
 from deployments.engines.base import Engine
+from deployments.engines.options import EngineOptions, validate_options
 
 E = TypeVar("E", bound=Engine)
 
@@ -40,15 +41,20 @@ def engine_class(name: str) -> type[Engine]:
     return cls
 
 
-def create_engine(name: str, options: dict[str, Any] | None = None) -> Engine:
+def engine_options(name: str, options: EngineOptions | dict[str, Any] | None = None) -> EngineOptions:
+    """``options`` validated against engine ``name``'s model (``OptionsError`` names the engine and the key)."""
+    return validate_options(name, engine_class(name).Options, options)
+
+
+def create_engine(name: str, options: EngineOptions | dict[str, Any] | None = None) -> Engine:
     """A constructed (not yet started) engine."""
-    return engine_class(name)(**(options or {}))
+    return engine_class(name)(engine_options(name, options))
 
 
-def start_engine(spec: dict[str, Any], kind: type[E]) -> E:
-    """The engine a config names (``{"engine": ..., "options": ...}``), checked to be a ``kind``, started."""
-    engine = create_engine(spec["engine"], spec.get("options"))
+def start_engine(name: str, options: EngineOptions | dict[str, Any] | None, kind: type[E]) -> E:
+    """Engine ``name`` with ``options``, checked to be a ``kind``, started."""
+    engine = create_engine(name, options)
     if not isinstance(engine, kind):
-        raise TypeError(f"engine {spec['engine']!r} is not a {kind.__name__}")
+        raise TypeError(f"engine {name!r} is not a {kind.__name__}")
     engine.start()
     return engine

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from core.metrics import FAMILIES, exported_names
+from core.metrics import FAMILIES, EngineObserver, exported_names
 from deployments.engines.errors import EngineFailure
 from deployments.engines.translation.apertium import ApertiumEngine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
@@ -84,7 +84,7 @@ def fall_back_once() -> TranslationResult:
     apertium.start()
     try:
         request = TranslationRequest(texts=("The market opens at nine.",), source_lang="en", target_lang="es")
-        return SafeTranslator(_Refusing(), fallback=apertium).translate(request)
+        return SafeTranslator(_Refusing(), fallback=apertium, observer=EngineObserver("translation")).translate(request)
     finally:
         apertium.shutdown()
 

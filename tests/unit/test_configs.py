@@ -27,7 +27,7 @@ def test_config_validates(name: str) -> None:
     assert len(ours) == 1
     args = AppArgs.model_validate(ours[0].args)
     assert args.translator is not None
-    assert [spec.engine for spec in args.translator.chain() if spec.engine not in ENGINES] == []
+    assert [spec.engine for spec in args.translator.engines if spec.engine not in ENGINES] == []
     assert args.grammar is not None and all(e.engine in ENGINES for e in args.grammar.engines)
     assert args.diarizer is not None and args.diarizer.engine in ENGINES
     assert args.tts is not None and args.dubbing.voice_ranking and Path(args.dubbing.voice_ranking).is_file()
@@ -53,7 +53,7 @@ def test_gpu_profile_uses_llm_with_fallback_and_autoscaling() -> None:
     raw = yaml.safe_load((CONFIGS / "gpu-cluster.yaml").read_text())
     apps = {a["name"]: a for a in raw["applications"]}
     ours = AppArgs.model_validate(apps["mediatrans"]["args"])
-    assert ours.translator and [s.engine for s in ours.translator.chain()] == ["llm", "apertium"]
+    assert ours.translator and [s.engine for s in ours.translator.engines] == ["llm", "apertium"]
     for deployment in apps["mediatrans"]["deployments"]:
         assert "autoscaling_config" in deployment
         assert deployment.get("max_queued_requests", -1) != -1 or deployment["name"] == "Ingress"

@@ -98,4 +98,4 @@ class TranslatorEngine(Engine):
         """Translate ``request.texts``; raise ``UnsupportedLanguage`` for an unknown pair."""
 
     def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "pairs": len(self.pairs())}
+        return {**super().describe(), "pairs": len(self.pairs())}

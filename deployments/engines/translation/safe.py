@@ -16,8 +16,8 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
-from core import metrics
 from deployments.engines.errors import (
     EngineError,
     EngineFailure,
@@ -75,12 +75,34 @@ class _Outcome:
         return replace(self.result, fallback=True)
 
 
+class TranslationObserver(Protocol):
+    """Where engine timings and hand-overs are reported (the deployment passes its metrics)."""
+
+    def engine_latency(self, engine: str, source: str, target: str, seconds: float) -> None: ...
+
+    def engine_fallback(self, engine: str, source: str, target: str, reason: str) -> None: ...
+
+
+class _Unobserved:
+    def engine_latency(self, engine: str, source: str, target: str, seconds: float) -> None:
+        pass
+
+    def engine_fallback(self, engine: str, source: str, target: str, reason: str) -> None:
+        pass
+
+
 class SafeTranslator:
     """Protect → glossary → engine → restore → verify, with a fallback engine."""
 
-    def __init__(self, primary: TranslatorEngine, fallback: TranslatorEngine | None = None) -> None:
+    def __init__(
+        self,
+        primary: TranslatorEngine,
+        fallback: TranslatorEngine | None = None,
+        observer: TranslationObserver | None = None,
+    ) -> None:
         self.primary = primary
         self.fallback = fallback
+        self.observer: TranslationObserver = observer or _Unobserved()
         self._fallbacks: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -160,7 +182,7 @@ class SafeTranslator:
             key = f"{engine}_{reason}"
             with self._lock:
                 self._fallbacks[key] = self._fallbacks.get(key, 0) + 1
-            metrics.engine_fallback("translation", engine, request.source_lang, request.target_lang, reason)
+            self.observer.engine_fallback(engine, request.source_lang, request.target_lang, reason)
 
     def stats(self) -> dict[str, int]:
         """Fallbacks since start, by engine and reason (``llm_failed``, ``apertium_damaged``...)."""
@@ -177,7 +199,7 @@ class SafeTranslator:
             started = time.perf_counter()
             result = engine.translate(sub)
             elapsed = time.perf_counter() - started
-            metrics.engine_latency("translation", engine.name, request.source_lang, request.target_lang, elapsed)
+            self.observer.engine_latency(engine.name, request.source_lang, request.target_lang, elapsed)
             if len(result.texts) != len(todo):
                 raise EngineFailure(f"{engine.name} returned {len(result.texts)} texts for {len(todo)}")
             outputs.update(zip(todo, result.texts))

@@ -5,8 +5,7 @@ a command line, never through a shell), the WAV read from stdout. Two native
 voices per language, ``espeak.<lang>.female`` and ``espeak.<lang>.male``, are the
 language's espeak voice with the ``+f2`` / ``+m1`` variant.
 
-Options: ``binary`` (``espeak-ng``), ``timeout_s`` (30; a synthesis that takes
-longer raises ``EngineFailure``), ``base_wpm`` (words per minute at speed 1, 175).
+Options: ``EspeakOptions``.
 """
 
 from __future__ import annotations
@@ -16,12 +15,13 @@ import shutil
 import struct
 import subprocess
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 from deployments.engines.errors import EngineFailure, EngineUnavailable, InvalidInput, UnsupportedLanguage
+from deployments.engines.options import EngineOptions
 from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
 
 SAMPLE_RATE = 22_050
@@ -53,33 +53,23 @@ ESPEAK_VOICES: dict[str, str] = {
 SCRIPT_PROBES: dict[str, str] = {"ja": "東京", "zh": "你好"}
 
 
-@dataclass(frozen=True)
-class EspeakOptions:
-    """How the espeak-ng engine runs the binary.
+class EspeakOptions(EngineOptions):
+    """How the espeak-ng engine runs the binary."""
 
-    Attributes:
-        binary: name or path of the ``espeak-ng`` executable.
-        timeout_s: longest one synthesis may take; beyond it the process is killed (``EngineFailure``).
-        base_wpm: words per minute at speed 1.0 (espeak-ng's own default is 175).
-    """
-
-    binary: str = "espeak-ng"
-    timeout_s: float = 30.0
-    base_wpm: int = 175
-
-    def __post_init__(self) -> None:
-        if self.timeout_s <= 0 or not MIN_WPM <= self.base_wpm <= MAX_WPM:
-            raise ValueError(f"need timeout_s > 0 and {MIN_WPM} <= base_wpm <= {MAX_WPM}")
+    binary: str = Field("espeak-ng", min_length=1, description="Name or path of the espeak-ng executable.")
+    timeout_s: float = Field(30.0, gt=0, description="Longest one synthesis may take; beyond it the process is killed.")
+    base_wpm: int = Field(175, ge=MIN_WPM, le=MAX_WPM, description="Words per minute at speed 1.0 (espeak-ng's default).")
 
 
 class EspeakEngine(TtsEngine):
     """espeak-ng through its command-line program."""
 
     name = "espeak"
+    Options = EspeakOptions
+    options: EspeakOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.config = EspeakOptions(**options)
+    def __init__(self, options: EspeakOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._binary: str | None = None
         self._languages: dict[str, str] = {}
         self._names: dict[str, str] = {}
@@ -87,9 +77,9 @@ class EspeakEngine(TtsEngine):
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
-        binary = shutil.which(self.config.binary)
+        binary = shutil.which(self.options.binary)
         if binary is None:
-            raise EngineUnavailable(f"{self.config.binary} is not installed (apt-get install espeak-ng)")
+            raise EngineUnavailable(f"{self.options.binary} is not installed (apt-get install espeak-ng)")
         try:
             installed = self._installed_voices(binary)
             languages = {
@@ -122,9 +112,6 @@ class EspeakEngine(TtsEngine):
     def shutdown(self) -> None:
         self._binary = None
 
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, **asdict(self.config)}
-
     # ----------------------------------------------------------------- voices
 
     def languages(self) -> Sequence[str]:
@@ -152,7 +139,7 @@ class EspeakEngine(TtsEngine):
             raise UnsupportedLanguage(f"espeak-ng does not speak {lang!r}", target=lang)
         if not text.strip():
             raise InvalidInput("nothing to say: the text is empty")
-        wpm = round(self.config.base_wpm * _speed(speed))
+        wpm = round(self.options.base_wpm * _speed(speed))
         command = [str(self._binary), "-v", f"{espeak_voice}+{variant}", "-s", str(min(max(wpm, MIN_WPM), MAX_WPM))]
         samples, rate = read_wav(self._run([*command, "-b", "1", "--stdin", "--stdout"], text))
         if samples.size == 0 or float(np.max(np.abs(samples))) < SILENCE_PEAK:
@@ -167,9 +154,9 @@ class EspeakEngine(TtsEngine):
 
     def _run(self, command: list[str], text: str) -> bytes:
         try:
-            proc = subprocess.run(command, input=text.encode("utf-8"), capture_output=True, timeout=self.config.timeout_s)
+            proc = subprocess.run(command, input=text.encode("utf-8"), capture_output=True, timeout=self.options.timeout_s)
         except subprocess.TimeoutExpired as exc:
-            raise EngineFailure(f"espeak-ng took longer than {self.config.timeout_s:g} s") from exc
+            raise EngineFailure(f"espeak-ng took longer than {self.options.timeout_s:g} s") from exc
         except OSError as exc:
             raise EngineUnavailable(f"cannot run espeak-ng: {exc}") from exc
         if proc.returncode != 0:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from core.files import LocalFileStore
-from core.settings import project_path
+from core.paths import project_path
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
 from deployments.engines.asr.audio import merge_transcripts, split_at_silences
 from deployments.engines.asr.types import Transcript

@@ -6,7 +6,6 @@ or espeak-ng is not installed.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import threading
 import time
@@ -241,7 +240,7 @@ def test_espeak_text_never_reaches_the_command_line(espeak):
 def test_espeak_timeout_is_a_failure(espeak):
     engine = type(espeak)()
     engine.start()
-    engine.config = dataclasses.replace(engine.config, timeout_s=1e-4)
+    engine.options = engine.options.model_copy(update={"timeout_s": 1e-4})
     with pytest.raises(EngineFailure):
         engine.speak("This takes longer than a tenth of a millisecond.", "espeak.en.female", "en")
 
