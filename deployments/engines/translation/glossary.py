@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from deployments.engines.translation.protect import GLOSSARY, Span
+from deployments.engines.translation.markup import GLOSSARY, Span
 
 # Scripts written without spaces between words, and Hangul, whose particles
 # attach to the noun: a word boundary there would block most real matches.

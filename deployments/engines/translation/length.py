@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from deployments.engines.translation.protect import BREAK, CLOSE, OPEN, find_spans, pair_tags
+from deployments.engines.translation.markup import BREAK, CLOSE, OPEN, find_spans, pair_tags
 
 ELLIPSIS = "\u2026"
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from deployments.engines.translation.base import TranslationHints
 from deployments.engines.translation.languages import language_name
+from deployments.engines.translation.llm_options import LLMOptions
 from deployments.engines.translation.protect import SENTINEL
 
 SENTINEL_EXAMPLES = f"{SENTINEL.format(0)} or {SENTINEL.format(12)}"
@@ -198,3 +199,27 @@ def response_schema(n: int) -> dict[str, Any]:
             "schema": {"type": "object", "properties": {"translations": items}, "required": ["translations"]},
         },
     }
+
+
+def asks_plain(messages: Sequence[dict[str, str]]) -> bool:
+    """Whether ``messages`` ask for one segment as plain text (``single_messages``)."""
+    return messages[0]["content"] == SYSTEM_SINGLE
+
+
+def chat_payload(messages: list[dict[str, str]], n: int, model: str | None, options: LLMOptions) -> dict[str, Any]:
+    """Chat completion body; ``n`` > 0 asks for the JSON shape of ``n`` translations, 0 for a one-line plain answer."""
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "temperature": options.temperature,
+        "max_tokens": options.max_tokens,
+        "stream": False,
+    }
+    if n == 0:
+        payload["stop"] = ["\n"]
+        payload["max_tokens"] = min(options.max_tokens, options.single_max_tokens)
+    elif options.structured_output == "json_schema":
+        payload["response_format"] = response_schema(n)
+    elif options.structured_output == "json_object":
+        payload["response_format"] = {"type": "json_object"}
+    return payload

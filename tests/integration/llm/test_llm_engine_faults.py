@@ -21,7 +21,8 @@ from deployments.engines.errors import (
     UnsupportedLanguage,
 )
 from deployments.engines.translation.base import TranslationHints, TranslationRequest
-from deployments.engines.translation.llm import LLMEngine, OutputMismatch
+from deployments.engines.translation.llm import LLMEngine
+from deployments.engines.translation.llm_answers import OutputMismatch
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, free_port, models_body, segments_of
 
 MODEL = "stub-model"

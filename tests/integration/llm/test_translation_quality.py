@@ -20,7 +20,7 @@ from deployments.engines.translation.apertium import ApertiumEngine
 from deployments.engines.translation.base import TranslationHints, TranslationRequest
 from deployments.engines.translation.checks import check_translation
 from deployments.engines.translation.llm import LLMEngine
-from deployments.engines.translation.protect import find_spans
+from deployments.engines.translation.markup import find_spans
 from deployments.engines.translation.safe import SafeTranslator
 from loadtests.llm_process import MODEL, local_llm_server
 from loadtests.score_engines import load_devset

@@ -13,7 +13,8 @@ import subprocess
 import pytest
 
 from deployments.engines.errors import UnsupportedLanguage
-from deployments.engines.translation.apertium import API_LANGUAGES, VARIANTS, ApertiumEngine
+from deployments.engines.translation.apertium import ApertiumEngine
+from deployments.engines.translation.apertium_modes import API_LANGUAGES, VARIANTS
 from deployments.engines.translation.base import TranslationRequest
 
 pytestmark = pytest.mark.apertium

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from deployments.engines.errors import UnsupportedLanguage
-from deployments.engines.translation.apertium import VARIANTS, ModeGraph, parse_mode
+from deployments.engines.translation.apertium_modes import VARIANTS, ModeGraph, parse_mode
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deployments.engines.translation.length import ELLIPSIS, shorten
-from deployments.engines.translation.protect import CLOSE, OPEN, TAG, find_spans
+from deployments.engines.translation.markup import CLOSE, OPEN, TAG, find_spans
 from tests.unit.translation.translation_support import FAST, markup_texts, paired_tags_nest
 
 

@@ -13,15 +13,9 @@ import pytest
 
 from deployments.engines.translation.base import TranslationHints
 from deployments.engines.translation.languages import DEFAULT_LANGUAGES, language_pairs
-from deployments.engines.translation.llm import (
-    OutputMismatch,
-    _Segment,
-    backoff_delay,
-    chunks,
-    normalize_base_url,
-    parse_translations,
-    retry_after_s,
-)
+from deployments.engines.translation.llm_answers import OutputMismatch, parse_translations
+from deployments.engines.translation.llm_batches import Segment, chunks
+from deployments.engines.translation.llm_client import backoff_delay, normalize_base_url, retry_after_s
 from deployments.engines.translation.llm_prompts import (
     SYSTEM_BATCH,
     SYSTEM_SINGLE,
@@ -231,10 +225,10 @@ def test_default_pairs_cover_primaries_and_variant_targets() -> None:
 
 
 def test_segment_keeps_outer_whitespace() -> None:
-    segment = _Segment.of("  Hello \n")
+    segment = Segment.of("  Hello \n")
     assert segment.core == "Hello"
     assert segment.wrap(" Hola ") == "  Hola \n"
-    assert _Segment.of("   ").wrap("ignored") == "   "
+    assert Segment.of("   ").wrap("ignored") == "   "
 
 
 def test_chunks() -> None:

@@ -1,0 +1,51 @@
+"""What the LLM translator accepts under ``options:`` (``engine: llm``); docs/llm.md explains each choice."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr
+
+from deployments.engines.options import EngineOptions
+from deployments.engines.translation.languages import DEFAULT_LANGUAGES
+
+
+class LLMOptions(EngineOptions):
+    """Server, model, batching, retries and answer checks of the LLM translator."""
+
+    base_url: str = Field(
+        "http://127.0.0.1:8000",
+        min_length=1,
+        description="Server root, with or without /v1; a route prefix (/llm) is kept.",
+    )
+    model: str | None = Field(None, min_length=1, description="Served model id; None: the first one /v1/models lists.")
+    api_key: SecretStr | None = Field(
+        None,
+        description="Bearer token; None: the service key MEDIATRANS_LLM_KEY (docs/llm.md); an empty key sends none.",
+    )
+    timeout_s: float = Field(60.0, gt=0, description="Deadline of one HTTP call (connect, read, write each).")
+    max_retries: int = Field(3, ge=0, description="Extra attempts after 429, 5xx or a connection error.")
+    backoff_s: float = Field(0.5, ge=0, description="First backoff step; doubles per attempt, with full jitter.")
+    max_backoff_s: float = Field(30.0, ge=0, description="Cap on any single wait, Retry-After included.")
+    batch_size: int = Field(16, ge=1, description="Segments per chat completion.")
+    concurrency: int = Field(4, ge=1, description="Batches of one request in flight at once (started in order).")
+    max_inflight: int = Field(
+        16,
+        ge=1,
+        description="Calls in flight across all requests of the engine; never fewer than concurrency.",
+    )
+    max_tokens: int = Field(2048, ge=1, description="Completion budget per call; size it for batch_size segments.")
+    temperature: float = Field(0.0, ge=0, description="Sampling temperature; 0 gives repeatable output.")
+    structured_output: Literal["json_schema", "json_object"] | None = Field(
+        None,
+        description="Ask the server for guided decoding of the JSON answer; None sends no response_format.",
+    )
+    max_split_depth: int = Field(1, ge=0, description="How many times a batch that keeps failing is halved.")
+    single_max_tokens: int = Field(256, ge=1, description="Completion budget of a one-segment plain answer.")
+    startup_wait_s: float = Field(0.0, ge=0, description="How long start() waits for a server that is still loading.")
+    output_checks: bool = Field(True, description="Judge every answer (language, tokens, echo, length) and re-ask on a bad one.")
+    languages: tuple[str, ...] = Field(
+        DEFAULT_LANGUAGES,
+        min_length=1,
+        description="API codes served; variants (pt-BR) are targets only.",
+    )
