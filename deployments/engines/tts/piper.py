@@ -6,8 +6,7 @@ espeak-ng voice. Each sentence becomes ``^ _ p1 _ p2 _ … $`` (BOS, pad after
 every symbol, EOS) and is synthesised on its own; sentences are joined with a
 short pause. ``piper-tts`` itself (GPL) is not used.
 
-Options: ``model_dir`` (default ``models/piper-en_US-joe-medium``, relative to the
-project root), ``threads`` (onnxruntime intra-op threads, 2).
+Options: ``PiperOptions``.
 """
 
 from __future__ import annotations
@@ -15,14 +14,15 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
-from core.settings import project_path
 from deployments.engines.errors import EngineFailure, EngineUnavailable, InvalidInput, UnsupportedLanguage
+from deployments.engines.options import EngineOptions, ProjectPath
 from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
 
 PAD, BOS, EOS = "_", "^", "$"
@@ -38,22 +38,15 @@ KNOWN_VOICES: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class PiperOptions:
-    """How the Piper engine loads its voice.
+class PiperOptions(EngineOptions):
+    """How the Piper engine loads its voice."""
 
-    Attributes:
-        model_dir: folder with one ``*.onnx`` voice and its ``*.onnx.json``; relative to the project root.
-        threads: onnxruntime intra-op threads per synthesis.
-    """
-
-    model_dir: str = "models/piper-en_US-joe-medium"
-    threads: int = 2
-
-    def __post_init__(self) -> None:
-        if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
-        object.__setattr__(self, "model_dir", project_path(str(self.model_dir)))
+    model_dir: ProjectPath = Field(
+        "models/piper-en_US-joe-medium",
+        min_length=1,
+        description="Folder with one *.onnx voice and its *.onnx.json; relative to the project root.",
+    )
+    threads: int = Field(2, ge=1, description="onnxruntime intra-op threads per synthesis.")
 
 
 @dataclass(frozen=True)
@@ -98,10 +91,11 @@ class PiperEngine(TtsEngine):
     """One Piper voice on onnxruntime (CPU)."""
 
     name = "piper"
+    Options = PiperOptions
+    options: PiperOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.config = PiperOptions(**options)
+    def __init__(self, options: PiperOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._session: Any = None
         self._voice_config: PiperVoiceConfig | None = None
         self._phonemizer: Any = None
@@ -111,7 +105,7 @@ class PiperEngine(TtsEngine):
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
-        model_dir = Path(self.config.model_dir)
+        model_dir = Path(self.options.model_dir)
         models = sorted(model_dir.glob("*.onnx"))
         if len(models) != 1 or not models[0].with_suffix(".onnx.json").is_file():
             raise EngineUnavailable(f"need one Piper voice (.onnx + .onnx.json) in {model_dir}; run `make setup`")
@@ -123,7 +117,7 @@ class PiperEngine(TtsEngine):
 
             voice_config = PiperVoiceConfig.load(model.with_suffix(".onnx.json"))
             opts = ort.SessionOptions()
-            opts.intra_op_num_threads = self.config.threads
+            opts.intra_op_num_threads = self.options.threads
             opts.inter_op_num_threads = 1
             session = ort.InferenceSession(str(model), sess_options=opts, providers=["CPUExecutionProvider"])
             phonemizer = EspeakPhonemizer()
@@ -146,7 +140,7 @@ class PiperEngine(TtsEngine):
 
     def describe(self) -> dict[str, Any]:
         model = self._model_file.name if self._model_file else None
-        return {"engine": self.name, "model": model, **asdict(self.config)}
+        return {**super().describe(), "model": model}
 
     # ----------------------------------------------------------------- voices
 

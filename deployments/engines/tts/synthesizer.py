@@ -24,9 +24,9 @@ from deployments.engines.errors import InvalidInput, UnsupportedLanguage
 from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
 from deployments.engines.tts.emotion import prosody
 from deployments.engines.tts.encode import StreamEncoder, content_type
+from deployments.engines.tts.equalizer import apply_matching
 from deployments.engines.tts.prosody import apply_gain, engine_speed, shift_pitch
 from deployments.engines.tts.text import sentences
-from deployments.engines.voice.matching import render
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class Synthesizer:
             import soxr
 
             audio = soxr.resample(audio, rate, plan.sample_rate).astype(np.float32)
-        audio = render(shift_pitch(np.asarray(audio, np.float32), semitones), plan.sample_rate, extra)
+        audio = apply_matching(shift_pitch(np.asarray(audio, np.float32), semitones), plan.sample_rate, extra)
         return apply_gain(audio, gain_db)
 
 

@@ -4,7 +4,7 @@ A cloned voice's style is ``{"xtts": {"gpt_cond_latent": [...], "speaker_embeddi
 computed once from the sample by :class:`~deployments.engines.voice.xtts_cloner.XttsCloner`;
 synthesis runs ``Xtts.inference`` with those latents. Weights come from the
 GPU image (``model_dir`` holding ``config.json``, ``model.pth``, ``vocab.json``),
-never from a hub at run time. Options: ``model_dir``, ``device``.
+never from a hub at run time. Options: ``XttsOptions``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 from deployments.engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
+from deployments.engines.options import EngineOptions, ProjectPath
 from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
 
 SAMPLE_RATE = 24_000
@@ -36,21 +38,32 @@ def load_xtts(model_dir: str, device: str) -> Any:
     return model.to(device)
 
 
+class XttsOptions(EngineOptions):
+    """Where the XTTS weights are and where the model runs."""
+
+    model_dir: ProjectPath = Field(
+        "/models/xtts-v2",
+        min_length=1,
+        description="Folder with config.json, model.pth and vocab.json; relative to the project root.",
+    )
+    device: str = Field("cuda", min_length=1, description="torch device the model runs on.")
+
+
 class XttsEngine(TtsEngine):
     """Speaks cloned voices (XTTS latents); it has no native voices of its own."""
 
     name = "xtts"
     supports_styles = True
+    Options = XttsOptions
+    options: XttsOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.model_dir = str(options.get("model_dir", "/models/xtts-v2"))
-        self.device = str(options.get("device", "cuda"))
+    def __init__(self, options: XttsOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self.model: Any = None
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        self.model = load_xtts(self.model_dir, self.device)
+        self.model = load_xtts(self.options.model_dir, self.options.device)
 
     def health(self) -> None:
         if self.model is None:
@@ -71,8 +84,9 @@ class XttsEngine(TtsEngine):
         latents = voice.extra.get("xtts") if isinstance(voice, VoiceStyle) else None
         if not latents:
             raise InvalidInput("XTTS speaks cloned voices only")
-        gpt = torch.tensor(latents["gpt_cond_latent"], device=self.device)
-        speaker = torch.tensor(latents["speaker_embedding"], device=self.device)
+        device = self.options.device
+        gpt = torch.tensor(latents["gpt_cond_latent"], device=device)
+        speaker = torch.tensor(latents["speaker_embedding"], device=device)
         with self._lock, torch.inference_mode():
             out = self.model.inference(text, "zh-cn" if lang == "zh" else lang, gpt, speaker, speed=speed)
         return np.asarray(out["wav"], dtype=np.float32), SAMPLE_RATE

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from deployments.engines.voice.encoders import UnusableAudio, frames, prepare
+from deployments.engines.voice.dsp import frames, prepare
+from deployments.engines.voice.encoders import UnusableAudio
 
 #: Median F0 (Hz) separating the two answers.
 BOUNDARY_HZ = 165.0

@@ -4,9 +4,7 @@ Two speaker encoders with different training and features: ``fit_encoder``
 (VoiceFilter d-vector by default) drives the search, ``judge_encoder``
 (Resemblyzer GE2E by default) scores the result, so the reported
 ``quality_score`` is not the number the search maximised (a fitted voice
-would flatter itself). Options: ``model_dir``, ``fit_encoder``,
-``judge_encoder``, ``threads``, ``evaluations`` / ``enhanced_evaluations``
-(fit budget), ``min_snr_db``.
+would flatter itself). Options: ``KokoroFitOptions``.
 """
 
 from __future__ import annotations
@@ -15,19 +13,22 @@ import dataclasses
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from deployments.engines.errors import EngineFailure, EngineUnavailable
 from deployments.engines.tts.base import VoiceStyle
-from deployments.engines.tts.kokoro import SAMPLE_RATE, KokoroEngine
+from deployments.engines.tts.equalizer import apply_matching
+from deployments.engines.tts.kokoro import SAMPLE_RATE, KokoroEngine, KokoroOptions
 from deployments.engines.tts.kokoro_voices import PLANS, gender_of
 from deployments.engines.tts.prosody import engine_speed, shift_pitch
 from deployments.engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample, VoiceCloneEngine
-from deployments.engines.voice.encoders import cosine, load_encoder
+from deployments.engines.voice.encoder_factory import EncoderName, load_encoder
+from deployments.engines.voice.encoders import cosine
 from deployments.engines.voice.fitting import FitBudget, StyleFitter
-from deployments.engines.voice.matching import eq_curve, matched_probe, pitch_offset, render
+from deployments.engines.voice.matching import eq_curve, matched_probe, pitch_offset
 from deployments.engines.voice.preparation import prepare_sample
 from deployments.engines.voice.probes import judges_for, probes_for
 from deployments.engines.voice.quality import calibrated_score
@@ -40,23 +41,39 @@ log = logging.getLogger(__name__)
 MATCH_MARGIN = 0.005
 
 
+class KokoroFitOptions(KokoroOptions):
+    """Kokoro's files and cores (``threads`` also runs the speaker encoders), the encoders, the fit budget."""
+
+    fit_encoder: EncoderName = Field("voicefilter", description="Speaker encoder the style search maximises.")
+    judge_encoder: EncoderName = Field(
+        "resemblyzer", description="Speaker encoder that scores the result (quality_score); must differ from fit_encoder."
+    )
+    evaluations: int = Field(FitBudget.standard().evaluations, ge=1, description="Styles a standard fit synthesizes and scores.")
+    enhanced_evaluations: int = Field(
+        FitBudget.enhanced().evaluations, ge=1, description="Styles an enhanced fit synthesizes and scores."
+    )
+    min_snr_db: float = Field(SampleLimits().min_snr_db, description="Lowest estimated SNR (dB) of a sample as sent.")
+
+    @model_validator(mode="after")
+    def _independent_judge(self) -> Self:
+        if self.fit_encoder == self.judge_encoder:
+            raise ValueError("fit_encoder and judge_encoder must differ, or the score judges its own fit")
+        return self
+
+
 class KokoroCloner(VoiceCloneEngine):
     """Fits Kokoro styles; one fit at a time per replica (the search saturates the cores)."""
 
     name = "kokoro-fit"
+    Options = KokoroFitOptions
+    options: KokoroFitOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.threads = int(options.get("threads", 2))
-        self.kokoro = KokoroEngine(model_dir=options.get("model_dir", "models/kokoro"), threads=self.threads)
-        self.fit_encoder_name = str(options.get("fit_encoder", "voicefilter"))
-        self.judge_encoder_name = str(options.get("judge_encoder", "resemblyzer"))
-        if self.fit_encoder_name == self.judge_encoder_name:
-            raise ValueError("fit_encoder and judge_encoder must differ, or the score judges its own fit")
-        self.standard = FitBudget(evaluations=int(options.get("evaluations", FitBudget.standard().evaluations)))
-        enhanced = FitBudget.enhanced()
-        self.enhanced = dataclasses.replace(enhanced, evaluations=int(options.get("enhanced_evaluations", enhanced.evaluations)))
-        self.limits = SampleLimits(min_snr_db=float(options.get("min_snr_db", SampleLimits().min_snr_db)))
+    def __init__(self, options: KokoroFitOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
+        self.kokoro = KokoroEngine(KokoroOptions(model_dir=self.options.model_dir, threads=self.options.threads))
+        self.standard = dataclasses.replace(FitBudget.standard(), evaluations=self.options.evaluations)
+        self.enhanced = dataclasses.replace(FitBudget.enhanced(), evaluations=self.options.enhanced_evaluations)
+        self.limits = SampleLimits(min_snr_db=self.options.min_snr_db)
         self._fit_lock = threading.Lock()
         self.fitter: StyleFitter | None = None
 
@@ -65,8 +82,8 @@ class KokoroCloner(VoiceCloneEngine):
         from deployments.engines.voice.vad import SileroVad
 
         self.kokoro.start()
-        self.fit_encoder = load_encoder(self.fit_encoder_name, threads=self.threads)
-        self.judge_encoder = load_encoder(self.judge_encoder_name, threads=self.threads)
+        self.fit_encoder = load_encoder(self.options.fit_encoder, threads=self.options.threads)
+        self.judge_encoder = load_encoder(self.options.judge_encoder, threads=self.options.threads)
         self.vad = SileroVad()
         self.denoiser = DeepFilterDenoiser()
         embeddings = stock_embeddings(self.kokoro, self.fit_encoder)
@@ -77,9 +94,6 @@ class KokoroCloner(VoiceCloneEngine):
         if self.fitter is None:
             raise EngineUnavailable("the voice cloner is not started")
         self.kokoro.health()
-
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "fit_encoder": self.fit_encoder_name, "judge_encoder": self.judge_encoder_name}
 
     # ------------------------------------------------------------------ prepare
 
@@ -152,7 +166,7 @@ class KokoroCloner(VoiceCloneEngine):
         extra = voice.extra if isinstance(voice, VoiceStyle) else {}
         semitones = float(extra.get("pitch_semitones", 0.0))
         audio = self.kokoro.speak_phonemes(self.kokoro.phonemize(text, lang), pack, engine_speed(1.0, semitones))
-        return render(shift_pitch(audio, semitones), SAMPLE_RATE, extra)
+        return apply_matching(shift_pitch(audio, semitones), SAMPLE_RATE, extra)
 
     def judge(self, voice: str | VoiceStyle, reference: np.ndarray, lang: str) -> float:
         """Judge-encoder similarity of ``voice`` speaking the judge sentences to ``reference`` speech (16 kHz)."""

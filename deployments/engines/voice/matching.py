@@ -13,20 +13,20 @@ encoder scores the matched probe higher than the unmatched one:
   room colour the speaker encoders hear.
 
 Both are stored in the voice's style (``extra``: ``pitch_semitones``, ``eq_db``)
-and applied to everything the voice says, by :func:`render`.
+and applied to everything the voice says by the TTS side
+(:func:`deployments.engines.tts.equalizer.apply_matching`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from deployments.engines.mel import mel_filterbank
+from deployments.engines.tts.equalizer import HOP, N_FFT, apply_eq
 from deployments.engines.tts.prosody import shift_pitch
-from deployments.engines.voice.encoders import mel_filterbank
 from deployments.engines.voice.gender import median_f0
 
 BANDS = 24
-N_FFT = 1024
-HOP = 256
 MAX_EQ_DB = 9.0
 MAX_SEMITONES = 3.0
 
@@ -59,29 +59,6 @@ def eq_curve(sample: np.ndarray, sample_rate: int, voice: np.ndarray, voice_rate
     smooth = np.convolve(np.pad(diff, 1, mode="edge"), np.ones(3) / 3, mode="valid")
     smooth -= smooth.mean()
     return [round(float(g), 2) for g in np.clip(smooth, -MAX_EQ_DB, MAX_EQ_DB)]
-
-
-def apply_eq(audio: np.ndarray, rate: int, gains_db: list[float], analysis_rate: int) -> np.ndarray:
-    """Filter ``audio`` by the band gains (interpolated over frequency; flat above ``analysis_rate``/2)."""
-    from scipy.signal import istft, stft
-
-    if not gains_db or len(audio) < N_FFT:
-        return audio
-    bank = mel_filterbank(analysis_rate, N_FFT, len(gains_db))
-    centres = (np.argmax(bank, axis=1) * analysis_rate / N_FFT).astype(np.float64)
-    _, _, z = stft(audio, fs=rate, nperseg=N_FFT, noverlap=N_FFT - HOP)
-    freqs = np.linspace(0, rate / 2, z.shape[0])
-    gains = np.interp(freqs, centres, np.asarray(gains_db, dtype=np.float64), left=gains_db[0], right=0.0)
-    _, out = istft(z * (10 ** (gains / 20))[:, None], fs=rate, nperseg=N_FFT, noverlap=N_FFT - HOP)
-    out = out[: len(audio)].astype(np.float32)
-    peak = float(np.max(np.abs(out))) if len(out) else 0.0
-    return out * np.float32(0.89 / peak) if peak > 0.89 else out
-
-
-def render(audio: np.ndarray, rate: int, extra: dict) -> np.ndarray:
-    """Apply a fitted voice's stored matching (the pitch shift happens in the engine call, see TTS)."""
-    eq = extra.get("eq_db")
-    return apply_eq(audio, rate, eq, int(extra.get("eq_rate", rate))) if eq else audio
 
 
 def matched_probe(audio: np.ndarray, rate: int, semitones: float, gains_db: list[float], analysis_rate: int) -> np.ndarray:

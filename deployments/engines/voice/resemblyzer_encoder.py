@@ -31,17 +31,9 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from deployments.engines.errors import EngineUnavailable
-from deployments.engines.voice.encoders import (
-    MODEL_RATE,
-    UnusableAudio,
-    frames,
-    mel_filterbank,
-    package_file,
-    periodic_window,
-    power_spectrogram,
-    prepare,
-    unit,
-)
+from deployments.engines.mel import mel_filterbank
+from deployments.engines.voice.dsp import MODEL_RATE, frames, package_file, periodic_window, power_spectrogram, prepare, unit
+from deployments.engines.voice.encoders import UnusableAudio
 
 N_FFT = 400
 HOP = 160

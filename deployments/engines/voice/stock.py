@@ -15,11 +15,13 @@ import logging
 import os
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 
-from deployments.engines.tts.kokoro import SAMPLE_RATE, KokoroEngine
-from deployments.engines.voice.encoders import SpeakerEncoder, load_encoder
+from deployments.engines.tts.kokoro import MODEL_FILE, SAMPLE_RATE, KokoroEngine
+from deployments.engines.voice.encoder_factory import ENCODER_NAMES, load_encoder
+from deployments.engines.voice.encoders import SpeakerEncoder
 from deployments.engines.voice.probes import PROBES
 
 log = logging.getLogger(__name__)
@@ -27,14 +29,19 @@ log = logging.getLogger(__name__)
 CACHE_FILE = "stock-embeddings.npz"
 
 
+def cache_path(kokoro: KokoroEngine) -> Path:
+    """Where the cache of ``kokoro``'s stock embeddings lives: beside its model."""
+    return Path(kokoro.options.model_dir) / CACHE_FILE
+
+
 def cache_tag(kokoro: KokoroEngine, encoder: str) -> str:
-    model = kokoro.model_dir / "kokoro-v1.0.int8.onnx"
+    model = Path(kokoro.options.model_dir) / MODEL_FILE
     raw = f"{encoder}|{PROBES['en']}|{model.stat().st_size}|{len(kokoro.packs)}"
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
 def load_cached(kokoro: KokoroEngine, encoder: str) -> dict[str, np.ndarray] | None:
-    path = kokoro.model_dir / CACHE_FILE
+    path = cache_path(kokoro)
     try:
         with np.load(path) as data:
             prefix = f"{encoder}.{cache_tag(kokoro, encoder)}/"
@@ -51,7 +58,7 @@ def compute(kokoro: KokoroEngine, encoder: SpeakerEncoder) -> dict[str, np.ndarr
 
 
 def store(kokoro: KokoroEngine, encoder: str, embeddings: dict[str, np.ndarray]) -> None:
-    path = kokoro.model_dir / CACHE_FILE
+    path = cache_path(kokoro)
     try:
         with np.load(path) as data:
             kept = {k: data[k] for k in data.files if not k.startswith(f"{encoder}.")}
@@ -87,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kokoro = KokoroEngine(model_dir=args.model_dir)
     kokoro.start()
-    for name in args.encoder or ["voicefilter", "resemblyzer"]:
+    for name in args.encoder or ENCODER_NAMES:
         state = "up to date" if load_cached(kokoro, name) is not None else "built"
         stock_embeddings(kokoro, load_encoder(name, threads=2))
-        print(f"stock embeddings ({name}): {state} in {kokoro.model_dir / CACHE_FILE}")
+        print(f"stock embeddings ({name}): {state} in {cache_path(kokoro)}")
     return 0
 
 

@@ -22,16 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from deployments.engines.errors import EngineUnavailable
-from deployments.engines.voice.encoders import (
-    MODEL_RATE,
-    frames,
-    mel_filterbank,
-    package_file,
-    periodic_window,
-    power_spectrogram,
-    prepare,
-    unit,
-)
+from deployments.engines.mel import mel_filterbank
+from deployments.engines.voice.dsp import MODEL_RATE, frames, package_file, periodic_window, power_spectrogram, prepare, unit
 
 N_FFT = 512
 WIN_LENGTH = 400

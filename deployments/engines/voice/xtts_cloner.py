@@ -3,7 +3,7 @@
 Sample checks, denoising and the judge are those of the embedded profile;
 instead of a style search, XTTS computes ``gpt_cond_latent`` and
 ``speaker_embedding`` from the prepared speech, stored as the voice's style
-and spoken by :class:`~deployments.engines.tts.xtts.XttsEngine`.
+and spoken by :class:`~deployments.engines.tts.xtts.XttsEngine`. Options: ``XttsCloneOptions``.
 """
 
 from __future__ import annotations
@@ -13,26 +13,41 @@ import time
 from typing import Any
 
 import numpy as np
+from pydantic import Field
 
 from deployments.engines.errors import EngineFailure, EngineUnavailable
 from deployments.engines.tts.base import VoiceStyle
-from deployments.engines.tts.xtts import SAMPLE_RATE, XttsEngine
+from deployments.engines.tts.xtts import SAMPLE_RATE, XttsEngine, XttsOptions
 from deployments.engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample, VoiceCloneEngine
-from deployments.engines.voice.encoders import cosine, load_encoder
+from deployments.engines.voice.encoder_factory import EncoderName, load_encoder
+from deployments.engines.voice.encoders import cosine
 from deployments.engines.voice.preparation import prepare_sample
 from deployments.engines.voice.probes import judges_for
 from deployments.engines.voice.quality import calibrated_score
 from deployments.engines.voice.sample import SampleLimits
 
+#: Compute threads of the judge encoder (the GPU does the cloning).
+JUDGE_THREADS = 2
+
+
+class XttsCloneOptions(XttsOptions):
+    """XTTS's weights and device, the judge encoder, the sample check."""
+
+    judge_encoder: EncoderName = Field("resemblyzer", description="Speaker encoder that scores the clone (quality_score).")
+    min_snr_db: float = Field(SampleLimits().min_snr_db, description="Lowest estimated SNR (dB) of a sample as sent.")
+
 
 class XttsCloner(VoiceCloneEngine):
-    name = "xtts-clone"
+    """Clones a voice as XTTS's speaker conditioning of the sample."""
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.xtts = XttsEngine(model_dir=options.get("model_dir", "/models/xtts-v2"), device=options.get("device", "cuda"))
-        self.judge_name = str(options.get("judge_encoder", "resemblyzer"))
-        self.limits = SampleLimits(min_snr_db=float(options.get("min_snr_db", SampleLimits().min_snr_db)))
+    name = "xtts-clone"
+    Options = XttsCloneOptions
+    options: XttsCloneOptions
+
+    def __init__(self, options: XttsCloneOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
+        self.xtts = XttsEngine(XttsOptions(model_dir=self.options.model_dir, device=self.options.device))
+        self.limits = SampleLimits(min_snr_db=self.options.min_snr_db)
         self._lock = threading.Lock()
         self.ready_ = False
 
@@ -41,7 +56,7 @@ class XttsCloner(VoiceCloneEngine):
         from deployments.engines.voice.vad import SileroVad
 
         self.xtts.start()
-        self.judge_encoder = load_encoder(self.judge_name, threads=2)
+        self.judge_encoder = load_encoder(self.options.judge_encoder, threads=JUDGE_THREADS)
         self.vad, self.denoiser = SileroVad(), DeepFilterDenoiser()
         self.ready_ = True
 

@@ -45,7 +45,7 @@ def test_clone_is_closer_to_its_speaker_than_others_and_than_stock(cloner: Any) 
     others = {s: cloner.judge(style, speech.speaker_audio(s), "en") for s in ("vk5qi", "ka9q", "hts-m", "nagg")}
     assert all(own > value for value in others.values()), (own, others)
 
-    judge_stock = load_cached(cloner.kokoro, cloner.judge_encoder_name)
+    judge_stock = load_cached(cloner.kokoro, cloner.options.judge_encoder)
     assert judge_stock is not None
     target = cloner.judge_encoder.embed(held, PREPARED_RATE)
     nearest = sorted(judge_stock, key=lambda n: -cosine(judge_stock[n], target))[:5]

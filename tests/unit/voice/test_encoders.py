@@ -18,7 +18,8 @@ import pytest
 
 from deployments.engines.errors import EngineUnavailable, InvalidInput
 from deployments.engines.voice import resemblyzer_encoder, voicefilter_encoder
-from deployments.engines.voice.encoders import ENCODER_NAMES, SpeakerEncoder, UnusableAudio, cosine, load_encoder
+from deployments.engines.voice.encoder_factory import ENCODER_NAMES, load_encoder
+from deployments.engines.voice.encoders import SpeakerEncoder, UnusableAudio, cosine
 from tests.support import speech
 
 CLIP_S = 2.8
