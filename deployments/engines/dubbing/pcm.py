@@ -9,14 +9,12 @@ filter's log matters. Filter graphs hold numbers only, formatted by the callers.
 from __future__ import annotations
 
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from deployments.engines.errors import EngineFailure, EngineUnavailable
-from deployments.engines.media.ffmpeg import FFMPEG, run_tool, stderr_tail
+from deployments.engines.media.ffmpeg import FFMPEG, check_exit, run_tool
 
 
 def run_filter(
@@ -38,7 +36,8 @@ def run_filter(
 
     Raises:
         EngineFailure: ffmpeg exited non-zero.
-        EngineUnavailable / EngineTimeout: from ``run_tool``.
+        EngineUnavailable: ffmpeg is not installed, or was stopped by a signal.
+        EngineTimeout: ffmpeg did not finish within ``timeout_s``.
     """
     data = np.ascontiguousarray(samples, dtype="<f4")
     with tempfile.TemporaryDirectory(prefix="dub-pcm-") as tmp:
@@ -51,10 +50,6 @@ def run_filter(
         else:
             cmd += ["-ar", str(int(out_rate or rate)), "-ac", "1", "-c:a", "pcm_f32le", "-f", "f32le", "pipe:1"]
         proc = run_tool(cmd, timeout_s=timeout_s, what=what)
-    if proc.returncode < 0:  # stopped by a signal (its worker is being killed): retried, not failed
-        raise EngineUnavailable(f"ffmpeg was stopped by signal {-proc.returncode} while trying to {what}")
-    if proc.returncode != 0:
-        cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
-        raise EngineFailure(f"ffmpeg could not {what} (exit {proc.returncode}): {stderr_tail(proc.stderr)}") from cause
+    check_exit(proc, cmd, what=what)
     out = np.frombuffer(proc.stdout, dtype="<f4", count=len(proc.stdout) // 4).astype(np.float32)
     return out, proc.stderr

@@ -3,10 +3,11 @@
 Every step runs the ffmpeg binary in a subprocess with a deadline and maps its
 failures onto the engine error tree: a missing binary is ``EngineUnavailable``
 (the worker is misconfigured, another one may serve), a deadline is
-``EngineTimeout``, a non-zero exit is ``EngineFailure`` carrying the last lines
-of ffmpeg's stderr. Outputs are written to a temporary name next to the target
-and renamed on success, so a failed or killed run never leaves a truncated
-file where a reader expects a finished one.
+``EngineTimeout``, a stop by a signal is ``EngineUnavailable`` too (the worker
+is being killed), a non-zero exit is ``EngineFailure`` carrying the last lines
+of ffmpeg's stderr (``check_exit``). Outputs are written to a temporary name
+next to the target and renamed on success, so a failed or killed run never
+leaves a truncated file where a reader expects a finished one.
 """
 
 from __future__ import annotations
@@ -80,14 +81,23 @@ def stderr_tail(stderr: bytes, lines: int = _STDERR_LINES) -> str:
     return " | ".join(line.strip() for line in text[-lines:] if line.strip()) or "no error output"
 
 
+def check_exit(proc: subprocess.CompletedProcess[bytes], cmd: Sequence[str], *, what: str) -> None:
+    """Map a finished ffmpeg run's exit status onto the engine errors; return quietly on success.
+
+    Raises:
+        EngineUnavailable: it was stopped by a signal (its worker is being killed): retried, not failed.
+        EngineFailure: it exited non-zero; the message carries the tail of its stderr.
+    """
+    if proc.returncode < 0:
+        raise EngineUnavailable(f"{cmd[0]} was stopped by signal {-proc.returncode} while trying to {what}")
+    if proc.returncode != 0:
+        cause = subprocess.CalledProcessError(proc.returncode, list(cmd), stderr=proc.stderr)
+        raise EngineFailure(f"{cmd[0]} could not {what} (exit {proc.returncode}): {stderr_tail(proc.stderr)}") from cause
+
+
 def _ffmpeg(args: Sequence[str], *, timeout_s: float, what: str) -> None:
     cmd = [FFMPEG, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args]
-    proc = run_tool(cmd, timeout_s=timeout_s, what=what)
-    if proc.returncode < 0:  # stopped by a signal (its worker is being killed): retried, not failed
-        raise EngineUnavailable(f"ffmpeg was stopped by signal {-proc.returncode} while trying to {what}")
-    if proc.returncode != 0:
-        cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
-        raise EngineFailure(f"ffmpeg could not {what} (exit {proc.returncode}): {stderr_tail(proc.stderr)}") from cause
+    check_exit(run_tool(cmd, timeout_s=timeout_s, what=what), cmd, what=what)
 
 
 @contextlib.contextmanager

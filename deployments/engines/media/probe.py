@@ -19,17 +19,16 @@ GIF, raw streams) is refused.
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from deployments.engines.errors import MediaTooLarge, NoAudioTrack, UnsupportedMedia
 from deployments.engines.media.ffmpeg import VIDEO_DEMUXERS, run_tool, stderr_tail, untrusted_input
+from deployments.engines.media.fields import clock_field, float_field, int_field, rate_field
 
 FFPROBE = "ffprobe"
 MAX_DURATION_S = 3 * 3600.0
@@ -140,7 +139,7 @@ def parse(data: Mapping[str, Any], *, filename_hint: str | None = None, size_byt
         container=normalize_container(format_name, codecs=codecs, major_brand=brand, filename_hint=filename_hint),
         format_name=format_name,
         duration=_duration(fmt, streams),
-        size_bytes=size_bytes if size_bytes is not None else _int(fmt.get("size")),
+        size_bytes=size_bytes if size_bytes is not None else int_field(fmt.get("size")),
         video=_video(video) if video else None,
         audio=_audio(audio[0]) if audio else None,
         audio_streams=len(audio),
@@ -154,25 +153,27 @@ def _is_video(stream: Mapping[str, Any]) -> bool:
 
 
 def _video(s: Mapping[str, Any]) -> VideoStream:
-    fps = _rate(s.get("avg_frame_rate")) or _rate(s.get("r_frame_rate"))
-    return VideoStream(codec=str(s.get("codec_name", "")), width=_int(s.get("width")), height=_int(s.get("height")), fps=fps)
+    fps = rate_field(s.get("avg_frame_rate")) or rate_field(s.get("r_frame_rate"))
+    return VideoStream(
+        codec=str(s.get("codec_name", "")), width=int_field(s.get("width")), height=int_field(s.get("height")), fps=fps
+    )
 
 
 def _audio(s: Mapping[str, Any]) -> AudioStream:
     return AudioStream(
         codec=str(s.get("codec_name", "")),
-        sample_rate=_int(s.get("sample_rate")),
-        channels=_int(s.get("channels")),
-        index=_int(s.get("index")),
+        sample_rate=int_field(s.get("sample_rate")),
+        channels=int_field(s.get("channels")),
+        index=int_field(s.get("index")),
     )
 
 
 def _duration(fmt: Mapping[str, Any], streams: Sequence[Mapping[str, Any]]) -> float:
     """The container's duration, else the longest stream's (Matroska keeps it in a tag)."""
-    stated = _float(fmt.get("duration"))
+    stated = float_field(fmt.get("duration"))
     if stated > 0:
         return stated
-    per_stream = [max(_float(s.get("duration")), _clock((s.get("tags") or {}).get("DURATION"))) for s in streams]
+    per_stream = [max(float_field(s.get("duration")), clock_field((s.get("tags") or {}).get("DURATION"))) for s in streams]
     return max(per_stream, default=0.0)
 
 
@@ -267,39 +268,7 @@ def _audio_list() -> str:
     return ", ".join([*sorted(AUDIO_CODECS), "pcm_*"])
 
 
-# --------------------------------------------------------------------- small parsers
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _float(value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return number if math.isfinite(number) else 0.0
-
-
-def _rate(value: Any) -> float:
-    """``"30000/1001"`` → 29.97; ``"0/0"`` and garbage → 0.0."""
-    try:
-        return float(Fraction(str(value)))
-    except (ValueError, ZeroDivisionError):
-        return 0.0
-
-
-def _clock(value: Any) -> float:
-    """Matroska's ``HH:MM:SS.nnnnnnnnn`` duration tag in seconds; 0.0 when absent."""
-    parts = str(value or "").split(":")
-    if len(parts) != 3:
-        return 0.0
-    hours, minutes, seconds = (_float(p) for p in parts)
-    return hours * 3600 + minutes * 60 + seconds
+# --------------------------------------------------------------------- small formatters
 
 
 def _size(size: int) -> str:

@@ -8,6 +8,7 @@ digits for the engine to read; only thousands separators are dropped there, so
 
 Decimals are read digit by digit after the locale's decimal word ("three point one
 four"): uniform across languages and immune to ``num2words``' float rounding.
+The words per language are the tables of :mod:`deployments.engines.tts.number_words`.
 """
 
 from __future__ import annotations
@@ -19,132 +20,8 @@ from collections.abc import Callable
 
 from num2words import num2words
 
-#: Our language code → num2words language id (languages missing here keep their digits).
-N2W_LANGS: dict[str, str] = {
-    code: code
-    for code in (
-        *("ar", "bn", "ca", "cs", "da", "de", "en", "es", "fa", "fi", "fr", "he", "hu", "id", "is", "it", "ja"),
-        *("ko", "lt", "lv", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi"),
-    )
-}
-N2W_LANGS["ms"] = "id"  # Malay numerals are Indonesian ones
+from deployments.engines.tts import number_words
 
-_DOT_GROUP = frozenset(["ca", "da", "de", "el", "es", "hr", "id", "is", "it", "nl", "pt", "ro", "sl", "sr", "tr", "vi"])
-_SPACE_GROUP = frozenset(["af", "bg", "cs", "et", "fi", "fr", "hu", "lt", "lv", "no", "pl", "ru", "sk", "sv", "uk"])
-_NO_SPACES = frozenset({"ja", "th", "zh"})  # scripts written without spaces between words
-
-_POINT = {
-    "en": "point", "es": "coma", "fr": "virgule", "de": "Komma", "it": "virgola", "pt": "vírgula", "nl": "komma",
-    "ru": "запятая", "uk": "кома", "pl": "przecinek", "cs": "čárka", "sk": "čiarka", "sl": "vejica", "sr": "zarez",
-    "hu": "vessző", "ro": "virgulă", "lt": "kablelis", "lv": "komats", "fi": "pilkku", "sv": "komma", "da": "komma",
-    "no": "komma", "is": "komma", "tr": "virgül", "ca": "coma", "id": "koma", "ms": "perpuluhan", "ja": "点", "ko": "점",
-    "th": "จุด", "vi": "phẩy", "he": "נקודה", "ar": "فاصلة", "fa": "ممیز", "bn": "দশমিক",
-}  # fmt: skip
-_MINUS = {
-    "en": "minus", "es": "menos", "fr": "moins", "de": "minus", "it": "meno", "pt": "menos", "nl": "min", "ru": "минус",
-    "uk": "мінус", "pl": "minus", "cs": "mínus", "sk": "mínus", "sl": "minus", "sr": "minus", "hu": "mínusz", "ro": "minus",
-    "lt": "minus", "lv": "mīnus", "fi": "miinus", "sv": "minus", "da": "minus", "no": "minus", "is": "mínus", "tr": "eksi",
-    "ca": "menys", "id": "minus", "ms": "negatif", "ja": "マイナス", "ko": "마이너스", "th": "ลบ", "vi": "âm", "he": "מינוס",
-    "ar": "سالب", "fa": "منفی", "bn": "ঋণাত্মক",
-}  # fmt: skip
-
-# Templates with plural forms where the noun agrees: (one, few, many) or (one, other).
-Forms = str | tuple[str, ...]
-_PERCENT: dict[str, Forms] = {
-    "en": "{} percent", "es": "{} por ciento", "fr": "{} pour cent", "de": "{} Prozent", "it": "{} per cento",
-    "pt": "{} por cento", "nl": "{} procent", "ru": ("{} процент", "{} процента", "{} процентов"),
-    "uk": ("{} відсоток", "{} відсотки", "{} відсотків"), "pl": "{} procent",
-    "cs": ("{} procento", "{} procenta", "{} procent"), "sk": ("{} percento", "{} percentá", "{} percent"),
-    "sv": "{} procent", "da": "{} procent", "no": "{} prosent", "fi": ("{} prosentti", "{} prosenttia"), "is": "{} prósent",
-    "lv": ("{} procents", "{} procenti"), "sr": "{} posto", "hu": "{} százalék", "ro": "{} la sută", "ca": "{} per cent",
-    "tr": "yüzde {}", "id": "{} persen", "ms": "{} peratus", "vi": "{} phần trăm", "he": "{} אחוז", "ar": "{} بالمئة",
-    "fa": "{} درصد", "bn": "{} শতাংশ", "ja": "{}パーセント", "ko": "{} 퍼센트", "th": "{}เปอร์เซ็นต์",
-}  # fmt: skip
-_DEGREES: dict[str, Forms] = {
-    "en": ("{} degree", "{} degrees"), "es": ("{} grado", "{} grados"), "fr": ("{} degré", "{} degrés"), "de": "{} Grad",
-    "it": ("{} grado", "{} gradi"), "pt": ("{} grau", "{} graus"), "nl": "{} graden",
-    "ru": ("{} градус", "{} градуса", "{} градусов"), "ja": "{}度",
-}  # fmt: skip
-
-# Money: currency → unit forms, minor unit forms, and the word joining the two amounts.
-_CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "USD": "USD", "EUR": "EUR", "GBP": "GBP", "JPY": "JPY"}
-
-
-@dataclasses.dataclass(frozen=True)
-class _Money:
-    units: dict[str, Forms]
-    cents: dict[str, Forms]
-    joiner: str
-
-
-_MONEY: dict[str, _Money] = {
-    "en": _Money(
-        {"USD": ("{} dollar", "{} dollars"), "EUR": ("{} euro", "{} euros"), "GBP": ("{} pound", "{} pounds"), "JPY": "{} yen"},
-        {"USD": ("{} cent", "{} cents"), "EUR": ("{} cent", "{} cents"), "GBP": ("{} penny", "{} pence")},
-        " and ",
-    ),
-    "es": _Money(
-        {"USD": ("{} dólar", "{} dólares"), "EUR": ("{} euro", "{} euros"), "GBP": ("{} libra", "{} libras"), "JPY": "{} yenes"},
-        {"USD": ("{} centavo", "{} centavos"), "EUR": ("{} céntimo", "{} céntimos"), "GBP": ("{} penique", "{} peniques")},
-        " con ",
-    ),
-    "fr": _Money(
-        {"USD": ("{} dollar", "{} dollars"), "EUR": ("{} euro", "{} euros"), "GBP": ("{} livre", "{} livres"), "JPY": "{} yens"},
-        {"USD": ("{} cent", "{} cents"), "EUR": ("{} centime", "{} centimes"), "GBP": "{} pence"},
-        " et ",
-    ),
-    "de": _Money(
-        {"USD": "{} Dollar", "EUR": "{} Euro", "GBP": "{} Pfund", "JPY": "{} Yen"},
-        {"USD": "{} Cent", "EUR": "{} Cent", "GBP": "{} Pence"},
-        " und ",
-    ),
-    "it": _Money(
-        {"USD": ("{} dollaro", "{} dollari"), "EUR": "{} euro", "GBP": ("{} sterlina", "{} sterline"), "JPY": "{} yen"},
-        {"USD": ("{} centesimo", "{} centesimi"), "EUR": ("{} centesimo", "{} centesimi"), "GBP": "{} penny"},
-        " e ",
-    ),
-    "pt": _Money(
-        {"USD": ("{} dólar", "{} dólares"), "EUR": ("{} euro", "{} euros"), "GBP": ("{} libra", "{} libras"), "JPY": "{} ienes"},
-        {"USD": ("{} centavo", "{} centavos"), "EUR": ("{} cêntimo", "{} cêntimos"), "GBP": "{} pence"},
-        " e ",
-    ),
-    "nl": _Money(
-        {"USD": "{} dollar", "EUR": "{} euro", "GBP": "{} pond", "JPY": "{} yen"},
-        {"USD": "{} cent", "EUR": "{} cent", "GBP": "{} pence"},
-        " en ",
-    ),
-    "ru": _Money(
-        {
-            "USD": ("{} доллар", "{} доллара", "{} долларов"),
-            "EUR": "{} евро",
-            "GBP": ("{} фунт", "{} фунта", "{} фунтов"),
-            "JPY": ("{} иена", "{} иены", "{} иен"),
-        },
-        {"USD": ("{} цент", "{} цента", "{} центов"), "EUR": ("{} цент", "{} цента", "{} центов")},
-        " ",
-    ),
-    "ja": _Money(
-        {"USD": "{}ドル", "EUR": "{}ユーロ", "GBP": "{}ポンド", "JPY": "{}円"},
-        {"USD": "{}セント", "EUR": "{}セント"},
-        "",
-    ),
-}
-_SCALE_WORDS = (
-    r"thousand|million|billion|trillion|mil|mill[oó]n(?:es)?|millions?|milliards?|Million(?:en)?|Milliarden?"
-    r"|milion[ei]|miliard[io]|milh(?:ão|ões)|bilh(?:ão|ões)|miljoen|miljard|тысяч[аи]?|миллион(?:а|ов)?|миллиард(?:а|ов)?"
-)
-
-# Clock times: (with minutes, on the hour).
-_CLOCK: dict[str, tuple[str, str]] = {
-    "en": ("{h} {m}", "{h} o'clock"), "de": ("{h} Uhr {m}", "{h} Uhr"), "fr": ("{h} {u} {m}", "{h} {u}"),
-    "es": ("{h} y {m}", "{h} en punto"), "it": ("{h} e {m}", "{h}"), "pt": ("{h} e {m}", "{h} horas"),
-    "nl": ("{h} uur {m}", "{h} uur"), "ja": ("{h}時{m}分", "{h}時"),
-}  # fmt: skip
-_FEMININE_HOURS = {"es": (("uno", "una"),), "pt": (("um", "uma"), ("dois", "duas")), "fr": (("un", "une"),)}
-
-_DE_ORDINAL_NEXT = (
-    "Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember|Jahrhundert|Jahrtausend|Mal|Platz"
-)
 _SIGN = r"(?P<sign>(?<![^\s(\[])[-−])?"  # a minus sign at the start of a word, not a hyphen or a range
 
 
@@ -160,19 +37,15 @@ class _Locale:
 
     @property
     def joiner(self) -> str:
-        return "" if self.lang in _NO_SPACES else " "
-
-
-def _group_separator(lang: str) -> str:
-    return "." if lang in _DOT_GROUP else " " if lang in _SPACE_GROUP else ","
+        return "" if self.lang in number_words.NO_SPACES else " "
 
 
 @functools.cache
 def _locale(lang: str) -> _Locale | None:
-    n2w = N2W_LANGS.get(lang)
+    n2w = number_words.N2W_LANGS.get(lang)
     if n2w is None:
         return None
-    group = _group_separator(lang)
+    group = number_words.THOUSANDS.get(lang, ",")
     decimal = "." if group == "," else ","
     g, d = re.escape(group), re.escape(decimal)
     english_style = r"|\d+\.\d+(?![.\d])" if decimal == "," else ""  # "3.5" in a comma-decimal text
@@ -195,7 +68,7 @@ def _plural_index(lang: str, value: int | None, count: int) -> int:
     return 1 if 2 <= value % 10 <= 4 and not 12 <= value % 100 <= 14 else 2
 
 
-def _form(forms: Forms, lang: str, value: int | None, words: str) -> str:
+def _form(forms: number_words.Forms, lang: str, value: int | None, words: str) -> str:
     options = (forms,) if isinstance(forms, str) else forms
     return options[_plural_index(lang, value, len(options))].format(words)
 
@@ -236,9 +109,9 @@ def _number(text: str, loc: _Locale, sign: str | None = None) -> tuple[str | Non
     words = _integer(whole, loc)
     if words is not None and frac is not None:
         tail = _digits(frac, loc)
-        words = None if tail is None else loc.joiner.join((words, _POINT[loc.lang], tail))
+        words = None if tail is None else loc.joiner.join((words, number_words.POINT[loc.lang], tail))
     if words is not None and sign:
-        words = f"{_MINUS[loc.lang]}{loc.joiner}{words}"
+        words = f"{number_words.MINUS[loc.lang]}{loc.joiner}{words}"
     value = int(whole) if frac is None and len(whole) <= 15 else None
     return words, value
 
@@ -247,7 +120,7 @@ def _pad(match: re.Match[str], words: str | None, loc: _Locale) -> str:
     """Keep spoken words apart from letters or symbols they were glued to (``20kg`` → ``twenty kg``)."""
     if words is None:
         return match.group(0)
-    if loc.lang in _NO_SPACES:
+    if loc.lang in number_words.NO_SPACES:
         return words
     text, start, end = match.string, match.start(), match.end()
     before = " " if start > 0 and _glues(text[start - 1]) else ""
@@ -261,7 +134,7 @@ def _glues(char: str) -> bool:
 
 def _times(text: str, loc: _Locale) -> str:
     """``10:30`` → ten thirty (en: ``10:05 pm`` → ten oh five pee em; fr also ``10h30``)."""
-    templates = _CLOCK.get(loc.lang, ("{h} {m}", "{h} {m}"))
+    templates = number_words.CLOCK.get(loc.lang, ("{h} {m}", "{h} {m}"))
     separator = r"\s?[:h]" if loc.lang == "fr" else ":"
     meridiem = r"(?:\s?(?P<ampm>[ap])\.?m(?![a-z]))?" if loc.lang == "en" else ""
     minutes = r"(?P<m>\d\d)?(?![\d:\w])" if loc.lang == "fr" else r"(?P<m>\d\d)(?![\d:])"
@@ -285,7 +158,7 @@ def _times(text: str, loc: _Locale) -> str:
 def _hour(hour: int, loc: _Locale) -> str:
     """Hours agree with the feminine hora/heure: es una, pt uma/duas, fr une."""
     words = _say(hour, loc) or str(hour)
-    for masculine, feminine in _FEMININE_HOURS.get(loc.lang, ()):
+    for masculine, feminine in number_words.FEMININE_HOURS.get(loc.lang, ()):
         if words == masculine or words.endswith((" " + masculine, "ti" + masculine)):
             words = words[: len(words) - len(masculine)] + feminine
     return words
@@ -293,22 +166,22 @@ def _hour(hour: int, loc: _Locale) -> str:
 
 def _money(text: str, loc: _Locale) -> str:
     """``$5.99`` → five dollars and ninety-nine cents; ``5 €``, ``€1.5 million``, ``10 EUR`` alike."""
-    table = _MONEY.get(loc.lang)
+    table = number_words.MONEY.get(loc.lang)
     if table is None:
         return text
     signs = r"[$€£¥]"
-    before = rf"(?P<sign>{signs})\s?(?P<num>{loc.number})(?:\s(?P<scale>{_SCALE_WORDS})\b)?"
-    after = rf"(?P<num2>{loc.number})(?:\s(?P<scale2>{_SCALE_WORDS}))?\s?(?P<sign2>{signs}|\b(?:USD|EUR|GBP|JPY)\b)"
+    before = rf"(?P<sign>{signs})\s?(?P<num>{loc.number})(?:\s(?P<scale>{number_words.SCALE_WORDS})\b)?"
+    after = rf"(?P<num2>{loc.number})(?:\s(?P<scale2>{number_words.SCALE_WORDS}))?\s?(?P<sign2>{signs}|\b(?:USD|EUR|GBP|JPY)\b)"
 
     def spell(match: re.Match[str]) -> str:
-        currency = _CURRENCY_SIGNS[match["sign"] or match["sign2"]]
+        currency = number_words.CURRENCY_SIGNS[match["sign"] or match["sign2"]]
         words = _amount(match["num"] or match["num2"], match["scale"] or match["scale2"], currency, table, loc)
         return _pad(match, words, loc)
 
     return re.sub(f"{before}|{after}", spell, text)
 
 
-def _amount(number: str, scale: str | None, currency: str, table: _Money, loc: _Locale) -> str | None:
+def _amount(number: str, scale: str | None, currency: str, table: number_words.Money, loc: _Locale) -> str | None:
     whole, frac = _split_number(number, loc)
     unit = table.units[currency]
     if scale or frac is None or len(frac) != 2 or currency not in table.cents:
@@ -325,7 +198,7 @@ def _amount(number: str, scale: str | None, currency: str, table: _Money, loc: _
     return f"{spoken}{table.joiner}{_form(table.cents[currency], loc.lang, int(frac), cents)}"
 
 
-def _with_unit(table: dict[str, Forms], suffix: str) -> Callable[[str, _Locale], str]:
+def _with_unit(table: dict[str, number_words.Forms], suffix: str) -> Callable[[str, _Locale], str]:
     """A pass reading ``<number><suffix>`` with the language's unit word (percent, degrees)."""
 
     def step(text: str, loc: _Locale) -> str:
@@ -345,17 +218,7 @@ def _with_unit(table: dict[str, Forms], suffix: str) -> Callable[[str, _Locale],
 
 def _ordinals(text: str, loc: _Locale) -> str:
     """en 1st, fr 1er/2e, es/it/pt 1º/1ª, nl 1e/2de, de ``3. Oktober`` (only before months and a few nouns)."""
-    patterns = {
-        "en": r"(\d+)(st|nd|rd|th)\b",
-        "fr": r"(\d+)(ers?|res?|ère|ème|eme|e|nde?)(?!\w)",
-        "es": r"(\d+)\.?([ºª])",
-        "it": r"(\d+)\.?([ºª])",
-        "pt": r"(\d+)\.?([ºª])",
-        "ca": r"(\d+)\.?([ºª])",
-        "nl": r"(\d+)(ste|de|e)\b",
-        "de": rf"(\d+)(\.)(?=\s(?:{_DE_ORDINAL_NEXT})\b)",
-    }
-    pattern = patterns.get(loc.lang)
+    pattern = number_words.ORDINALS.get(loc.lang)
     if pattern is None:
         return text
 
@@ -411,8 +274,8 @@ def _plain(text: str, loc: _Locale) -> str:
 _PASSES: tuple[Callable[[str, _Locale], str], ...] = (
     _times,
     _money,
-    _with_unit(_PERCENT, r"\s?[%٪]"),
-    _with_unit(_DEGREES, r"\s?°\s?(?P<cf>[CF](?!\w))?"),
+    _with_unit(number_words.PERCENT, r"\s?[%٪]"),
+    _with_unit(number_words.DEGREES, r"\s?°\s?(?P<cf>[CF](?!\w))?"),
     _ordinals,
     _dotted,
     _years,
@@ -431,6 +294,6 @@ def spell_numbers(text: str, lang: str) -> str:
 
 
 def _ungroup(text: str, lang: str) -> str:
-    group = re.escape(_group_separator(lang))
+    group = re.escape(number_words.THOUSANDS.get(lang, ","))
     pattern = rf"(?<![\d.,])\d{{1,3}}(?:{group}\d{{3}})+(?!\d)"
     return re.sub(pattern, lambda m: re.sub(r"\D", "", m.group(0)), text)

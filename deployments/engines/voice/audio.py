@@ -20,7 +20,6 @@ disguised as audio never makes ffmpeg open a URL) and with deadlines.
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 from collections.abc import Mapping
@@ -32,6 +31,7 @@ import numpy as np
 
 from deployments.engines.errors import UnsupportedAudioFormat
 from deployments.engines.media.ffmpeg import run_tool, stderr_tail, untrusted_input
+from deployments.engines.media.fields import float_field, int_field
 
 FFMPEG = "ffmpeg"
 FFPROBE = "ffprobe"
@@ -116,12 +116,12 @@ def probe_audio(path: str | os.PathLike[str]) -> SampleInfo:
     codec = str(audio.get("codec_name", ""))
     if not _codec_ok(kind, codec):
         raise UnsupportedAudioFormat(f"Audio codec {codec!r} is not accepted in {kind.upper()}; {_ACCEPTED}.")
-    rate, channels = _int(audio.get("sample_rate")), _int(audio.get("channels"))
+    rate, channels = int_field(audio.get("sample_rate")), int_field(audio.get("channels"))
     if rate <= 0 or channels <= 0:
         raise UnsupportedAudioFormat(f"The audio stream states no sample rate or channel count; {_ACCEPTED}.")
     if rate > MAX_SAMPLE_RATE:
         raise UnsupportedAudioFormat(f"The sample rate {rate} Hz is over the {MAX_SAMPLE_RATE} Hz maximum; {_ACCEPTED}.")
-    duration = _float(fmt.get("duration")) or _float(audio.get("duration")) or _decoded_duration(file)
+    duration = float_field(fmt.get("duration")) or float_field(audio.get("duration")) or _decoded_duration(file)
     return SampleInfo(format=kind, codec=codec, sample_rate=rate, channels=channels, duration_s=duration)
 
 
@@ -166,7 +166,7 @@ def _decoded_duration(file: Path) -> float:
     cmd = [*_ffmpeg_input(file, MAX_MEASURE_S), "-progress", "pipe:1", "-nostats", "-f", "null", "-"]
     proc = run_tool(cmd, timeout_s=DECODE_TIMEOUT_S, what="measure the voice sample")
     times = [line.split(b"=", 1)[1] for line in proc.stdout.splitlines() if line.startswith(b"out_time_us=")]
-    seconds = _float(times[-1]) / 1e6 if times else 0.0
+    seconds = float_field(times[-1]) / 1e6 if times else 0.0
     if proc.returncode != 0 or seconds <= 0:
         raise UnsupportedAudioFormat(f"The audio could not be decoded; {_ACCEPTED}.")
     return seconds
@@ -234,18 +234,3 @@ def _existing(path: str | os.PathLike[str]) -> Path:
     if not file.is_file():
         raise UnsupportedAudioFormat("The voice sample file was not found.") from FileNotFoundError(os.fspath(file))
     return file
-
-
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _float(value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return 0.0
-    return number if math.isfinite(number) and number > 0 else 0.0

@@ -65,6 +65,29 @@ def test_burn_without_ass_file_is_engine_failure(tmp_path: Path) -> None:
         ffmpeg.burn_subtitles(src, tmp_path / "absent.ass", tmp_path / "out.mp4", timeout_s=5)
 
 
+def _finished(returncode: int, stderr: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.CompletedProcess(["ffmpeg"], returncode, b"", stderr)
+
+
+def test_check_exit_passes_success_quietly() -> None:
+    ffmpeg.check_exit(_finished(0, b"warnings only"), ["ffmpeg", "-i", "x"], what="extract audio")
+
+
+def test_check_exit_signal_is_engine_unavailable() -> None:
+    with pytest.raises(EngineUnavailable, match="stopped by signal 9 while trying to extract audio") as caught:
+        ffmpeg.check_exit(_finished(-9), ["ffmpeg"], what="extract audio")
+    assert not isinstance(caught.value, EngineFailure)
+
+
+def test_check_exit_non_zero_is_engine_failure_with_stderr_tail() -> None:
+    cmd = ["ffmpeg", "-i", "in.mp4"]
+    with pytest.raises(EngineFailure, match=r"could not burn subtitles \(exit 1\): bad \| worse") as caught:
+        ffmpeg.check_exit(_finished(1, b"bad\nworse\n"), cmd, what="burn subtitles")
+    cause = caught.value.__cause__
+    assert isinstance(cause, subprocess.CalledProcessError)
+    assert (cause.returncode, cause.cmd, cause.stderr) == (1, cmd, b"bad\nworse\n")
+
+
 def test_stderr_tail_keeps_the_last_lines() -> None:
     stderr = b"\n".join(f"line {i}".encode() for i in range(10)) + b"\n\n"
     assert ffmpeg.stderr_tail(stderr, 2) == "line 8 | line 9"
