@@ -67,7 +67,7 @@ def percentiles(samples_ms: list[float]) -> tuple[float, float]:
 
 
 def in_process(repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
-    from deployments.engines.grammar.checker import GrammarChecker, GrammarRequest
+    from deployments.engines.grammar.checker import DEFAULT_CHUNK_CHARS, DEFAULT_WORKERS, GrammarChecker, GrammarRequest
     from deployments.engines.registry import create_engine
 
     results: dict[str, dict[str, tuple[float, float]]] = {}
@@ -76,7 +76,7 @@ def in_process(repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
         engines = [create_engine(s["engine"], s.get("options")) for s in specs]
         for engine in engines:
             engine.start()
-        checker = GrammarChecker(engines)  # type: ignore[arg-type]
+        checker = GrammarChecker(engines, chunk_chars=DEFAULT_CHUNK_CHARS, workers=DEFAULT_WORKERS)  # type: ignore[arg-type]
         results[name] = {}
         for lang, sample in SAMPLES.items():
             if name.endswith("alone") and lang != "en":

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from deployments.engines.text.sentences import CLOSERS, ends_with_stop
+
 _NO_SPACE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0E00, 0x0EFF),  # Thai, Lao
     (0x1000, 0x109F),  # Myanmar
@@ -47,11 +49,8 @@ _ATTACH_NEXT = frozenset(
     "\u0ec0\u0ec1\u0ec2\u0ec3\u0ec4"  # Lao
 )
 
-#: Ends a sentence: the best place to end a cue.
-SENTENCE_END = frozenset(".!?…‼⁇⁈⁉。！？؟।॥။።")
 #: Ends a clause: a good place to end a cue or a line.
 CLAUSE_END = frozenset(",;:，、；：،؛—–")
-_TRAILING = frozenset("\"'”’»)]}」』）】》〉〕］｝")
 _ZERO_WIDTH = frozenset(("Mn", "Me", "Cf"))
 
 
@@ -139,14 +138,12 @@ def hard_split(text: str, width: int) -> list[str]:
 
 def ending(text: str) -> str:
     """Last meaningful character, skipping closing quotes and brackets."""
-    stripped = text.rstrip()
-    while stripped and stripped[-1] in _TRAILING:
-        stripped = stripped[:-1]
-    return stripped[-1:] if stripped else ""
+    return text.rstrip().rstrip(CLOSERS)[-1:]
 
 
 def ends_sentence(text: str) -> bool:
-    return ending(text) in SENTENCE_END
+    """Whether ``text`` ends a sentence (its last mark is a full stop of any script): the best place to end a cue."""
+    return ends_with_stop(text)
 
 
 def ends_clause(text: str) -> bool:

@@ -21,6 +21,10 @@ from deployments.engines.grammar.merge import corrected, quality_score, select
 from deployments.engines.grammar.text import chunks, words
 from deployments.engines.grammar.types import ISSUE_TYPES, CheckOptions, Domain, Issue, Rule, Severity
 
+#: Chunk size and pool threads when the deployment's settings give none (``GrammarArgs`` reads these).
+DEFAULT_CHUNK_CHARS = 2000
+DEFAULT_WORKERS = 2
+
 #: Engines that check spelling, and engines with grammar rules of their own (our portable rules are everywhere).
 SPELLING_ENGINES = frozenset({"hunspell", "harper", "grammalecte", "languagetool"})
 GRAMMAR_ENGINES = frozenset({"harper", "quire", "grammalecte", "languagetool"})
@@ -73,7 +77,7 @@ class Catalogue:
 class GrammarChecker:
     """Args: started engines; ``chunk_chars`` per chunk of a long text; ``workers`` threads."""
 
-    def __init__(self, engines: Sequence[GrammarEngine], *, chunk_chars: int = 2000, workers: int = 2) -> None:
+    def __init__(self, engines: Sequence[GrammarEngine], *, chunk_chars: int, workers: int) -> None:
         self.engines = list(engines)
         self.chunk_chars = chunk_chars
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grammar")

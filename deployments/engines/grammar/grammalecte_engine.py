@@ -17,10 +17,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from deployments.engines.errors import EngineFailure, EngineUnavailable
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.equivalents import rule_id
 from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+from deployments.engines.options import EngineOptions
 
 WORKER = Path(__file__).with_name("grammalecte_worker.py")
 PREFIX = "FR_GRAMMALECTE"
@@ -63,16 +66,23 @@ def rule_name(grammalecte_id: str) -> str:
     return parts[1] if len(parts) >= 2 else parts[0]
 
 
+class GrammalecteOptions(EngineOptions):
+    """Where the worker's interpreter is and how long it may take."""
+
+    python: str = Field("/usr/bin/python3", min_length=1, description="Interpreter that can import grammalecte.")
+    timeout_s: float = Field(30.0, gt=0, description="Longest wait for one answer of the worker; then it is restarted.")
+
+
 class GrammalecteEngine(GrammarEngine):
-    """Options: ``python`` (interpreter with grammalecte), ``timeout_s`` per request."""
+    """Grammalecte in a worker process of the system Python."""
 
     name = "grammalecte"
     priority = 30
+    Options = GrammalecteOptions
+    options: GrammalecteOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.python = str(options.get("python", "/usr/bin/python3"))
-        self.timeout_s = float(options.get("timeout_s", 30.0))
+    def __init__(self, options: GrammalecteOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._proc: subprocess.Popen[str] | None = None
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -127,7 +137,7 @@ class GrammalecteEngine(GrammarEngine):
     def _spawn(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                [self.python, "-I", str(WORKER)],  # -I: the worker's folder (types.py) must not shadow the stdlib
+                [self.options.python, "-I", str(WORKER)],  # -I: the worker's folder (types.py) must not shadow the stdlib
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -136,7 +146,7 @@ class GrammalecteEngine(GrammarEngine):
                 bufsize=1,
             )
         except OSError as exc:
-            raise EngineUnavailable(f"cannot start {self.python} for Grammalecte: {exc}") from exc
+            raise EngineUnavailable(f"cannot start {self.options.python} for Grammalecte: {exc}") from exc
         ready = self._read()
         if not ready.get("ready"):
             raise EngineUnavailable("the Grammalecte worker did not start (is python3-grammalecte installed?)")
@@ -160,10 +170,10 @@ class GrammalecteEngine(GrammarEngine):
         result: list[str] = []
         reader = threading.Thread(target=lambda: result.append(self._proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
         reader.start()
-        reader.join(self.timeout_s)
+        reader.join(self.options.timeout_s)
         if not result or not result[0]:
             self._proc.kill()
             self._proc = None
-            raise EngineUnavailable(f"the Grammalecte worker did not answer within {self.timeout_s:g} s")
+            raise EngineUnavailable(f"the Grammalecte worker did not answer within {self.options.timeout_s:g} s")
         reply: dict[str, Any] = json.loads(result[0])
         return reply

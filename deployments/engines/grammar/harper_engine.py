@@ -11,9 +11,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from pydantic import Field
+
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.equivalents import rule_id
 from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+from deployments.engines.options import EngineOptions
 
 #: Harper lint kind → (issue type, severity). Unlisted kinds are grammar warnings.
 KINDS: dict[str, tuple[IssueType, Severity]] = {
@@ -41,15 +44,22 @@ KINDS: dict[str, tuple[IssueType, Severity]] = {
 PREFIX = "EN_HARPER"
 
 
+class HarperOptions(EngineOptions):
+    """Which of Harper's rules run."""
+
+    disabled: tuple[str, ...] = Field((), description="Harper rule names to switch off (e.g. SpellCheck).")
+
+
 class HarperEngine(GrammarEngine):
-    """Options: ``disabled`` (Harper rule names to switch off)."""
+    """Harper in process, one linter per thread and dialect."""
 
     name = "harper"
     priority = 30
+    Options = HarperOptions
+    options: HarperOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.disabled = frozenset(options.get("disabled", ()))
+    def __init__(self, options: HarperOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._local = threading.local()
         self._defaults: dict[str, bool] = {}
 
@@ -66,7 +76,7 @@ class HarperEngine(GrammarEngine):
         out: dict[str, Rule] = {}
         for name, on in sorted(self._defaults.items()):
             catalogue_id = rule_id("harper", name, PREFIX)
-            kind = "spelling" if name == "SpellCheck" else "grammar"
+            kind: IssueType = "spelling" if name == "SpellCheck" else "grammar"
             out.setdefault(catalogue_id, Rule(catalogue_id, kind, "warning", f"Harper rule {name}.", self.name, ("en",), on))
         return list(out.values())
 
@@ -74,7 +84,7 @@ class HarperEngine(GrammarEngine):
         linter = self._linter(options.lang)
         issues = []
         for name, lints in linter.organized_lints(text, language="plaintext").items():
-            if name in self.disabled:
+            if name in self.options.disabled:
                 continue
             catalogue_id = rule_id("harper", name, PREFIX)
             for lint in lints:
@@ -93,8 +103,8 @@ class HarperEngine(GrammarEngine):
         linters: dict[int, Any] = self._local.__dict__.setdefault("linters", {})
         if dialect not in linters:
             linter = harper.Linter(dialect)
-            config = dict(self._defaults)
-            config.update({name: False for name in self.disabled if name in config})
+            config: dict[str, bool | None] = dict(self._defaults)
+            config.update({name: False for name in self.options.disabled if name in config})
             linter.set_lint_config(config)
             linters[dialect] = linter
         return linters[dialect]

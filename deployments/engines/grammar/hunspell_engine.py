@@ -19,10 +19,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.text import words
 from deployments.engines.grammar.types import CheckOptions, Issue, Rule
+from deployments.engines.options import EngineOptions, ProjectPath
 
 #: API code → dictionary name under ``dictionary_dir`` (Debian names).
 DICTIONARIES: dict[str, str] = {
@@ -38,32 +41,51 @@ SPELLING = "SPELLING"
 MAX_SUGGESTIONS = 3
 
 
+class HunspellOptions(EngineOptions):
+    """Where the dictionaries are and which languages to load."""
+
+    dictionary_dir: ProjectPath = Field(
+        "/usr/share/hunspell", min_length=1, description="Folder with <name>.dic and <name>.aff files (Debian names)."
+    )
+    languages: tuple[str, ...] | None = Field(
+        None, description="API codes to load (see DICTIONARIES); unset or empty: every one whose dictionary is installed."
+    )
+
+    @field_validator("languages")
+    @classmethod
+    def _known(cls, codes: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        unknown = sorted(set(codes or ()) - set(DICTIONARIES))
+        if unknown:
+            raise ValueError(f"no Hunspell dictionary is known for {', '.join(unknown)}")
+        return codes
+
+
 class HunspellEngine(GrammarEngine):
-    """Options: ``dictionary_dir`` (``/usr/share/hunspell``), ``languages`` (default: every installed one)."""
+    """Hunspell through pyhunspell, one dictionary per language."""
 
     name = "hunspell"
     priority = 10
+    Options = HunspellOptions
+    options: HunspellOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.dictionary_dir = Path(options.get("dictionary_dir", "/usr/share/hunspell"))
-        wanted = options.get("languages")
-        self._wanted = tuple(wanted) if wanted else tuple(DICTIONARIES)
+    def __init__(self, options: HunspellOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._available: dict[str, str] = {}
         self._loaded: dict[str, tuple[Any, threading.Lock]] = {}
 
     def start(self) -> None:
         import hunspell
 
+        folder = Path(self.options.dictionary_dir)
         self._available = {
             code: DICTIONARIES[code]
-            for code in self._wanted
-            if code in DICTIONARIES and (self.dictionary_dir / f"{DICTIONARIES[code]}.dic").is_file()
+            for code in self.options.languages or DICTIONARIES
+            if (folder / f"{DICTIONARIES[code]}.dic").is_file()
         }
         if not self._available:
-            raise EngineUnavailable(f"no Hunspell dictionary found in {self.dictionary_dir}")
+            raise EngineUnavailable(f"no Hunspell dictionary found in {folder}")
         for code, name in self._available.items():  # a few seconds at start, not on each language's first request
-            base = self.dictionary_dir / name
+            base = folder / name
             self._loaded[code] = (hunspell.HunSpell(f"{base}.dic", f"{base}.aff"), threading.Lock())
 
     def languages(self) -> frozenset[str]:
@@ -75,7 +97,7 @@ class HunspellEngine(GrammarEngine):
         ]
 
     def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "dictionaries": dict(self._available)}
+        return {**super().describe(), "dictionaries": dict(self._available)}
 
     def check(self, text: str, options: CheckOptions) -> list[Issue]:
         speller, lock = self._speller(options.lang)

@@ -14,10 +14,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.equivalents import rule_id
 from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+from deployments.engines.options import EngineOptions
 
 PREFIX = "LT"
 #: LanguageTool issue type → (issue type, severity).
@@ -67,18 +70,29 @@ DEFAULT_LANGUAGES = (
 )
 
 
+class LanguageToolOptions(EngineOptions):
+    """Which LanguageTool server to ask, for which languages."""
+
+    url: str = Field(pattern=r"^https?://\S+$", description="The LanguageTool server, e.g. http://languagetool:8010 (required).")
+    languages: tuple[str, ...] = Field(DEFAULT_LANGUAGES, min_length=1, description="API codes sent to the server.")
+
+    @field_validator("url")
+    @classmethod
+    def _one_trailing_slash(cls, url: str) -> str:
+        return url.rstrip("/") + "/"
+
+
 class LanguageToolEngine(GrammarEngine):
-    """Options: ``url`` (required, e.g. ``http://languagetool:8010``), ``languages`` (API codes)."""
+    """A LanguageTool server through language-tool-python's remote mode."""
 
     name = "languagetool"
     priority = 25
+    Options = LanguageToolOptions
+    options: LanguageToolOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        if not options.get("url"):
-            raise ValueError("the languagetool engine needs options.url (a LanguageTool server)")
-        self.url = str(options["url"]).rstrip("/") + "/"
-        self._languages = frozenset(options.get("languages") or DEFAULT_LANGUAGES)
+    def __init__(self, options: LanguageToolOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
+        self._languages = frozenset(self.options.languages)
         self._tools: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -97,7 +111,7 @@ class LanguageToolEngine(GrammarEngine):
             try:
                 matches = self._tool(options.lang).check(text)
             except Exception as exc:  # requests' and the client's errors: the server is down or refused
-                raise EngineUnavailable(f"LanguageTool server at {self.url} failed: {type(exc).__name__}: {exc}") from exc
+                raise EngineUnavailable(f"LanguageTool server at {self.options.url} failed: {type(exc).__name__}: {exc}") from exc
         return [self._issue(m) for m in matches]
 
     def _issue(self, match: Any) -> Issue:
@@ -113,7 +127,9 @@ class LanguageToolEngine(GrammarEngine):
             import language_tool_python
 
             try:
-                self._tools[code] = language_tool_python.LanguageTool(code, remote_server=self.url)
+                self._tools[code] = language_tool_python.LanguageTool(code, remote_server=self.options.url)
             except Exception as exc:
-                raise EngineUnavailable(f"LanguageTool server at {self.url} unavailable: {type(exc).__name__}: {exc}") from exc
+                raise EngineUnavailable(
+                    f"LanguageTool server at {self.options.url} unavailable: {type(exc).__name__}: {exc}"
+                ) from exc
         return self._tools[code]

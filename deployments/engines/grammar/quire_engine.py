@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
+
+from pydantic import Field
 
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.equivalents import rule_id
 from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+from deployments.engines.options import EngineOptions
 
 #: Quire category → (issue type, severity).
 CATEGORIES: dict[str, tuple[IssueType, Severity]] = {
@@ -35,22 +37,26 @@ PREFIX = "EN_QUIRE"
 log = logging.getLogger("mediatrans.grammar")
 
 
+class QuireOptions(EngineOptions):
+    """How sure Quire's tagger must be, and the threads it gets."""
+
+    min_confidence: float = Field(0.6, ge=0, le=1, description="Model edits less confident than this are dropped.")
+    intra_op_threads: int = Field(1, ge=1, description="ONNX Runtime intra-op threads of the edit tagger.")
+
+
 class QuireEngine(GrammarEngine):
-    """Options: ``min_confidence`` (0.6): model edits below it are dropped; ``intra_op_threads`` (1)."""
+    """Quire in process: its rules, and its tagger on a session of our own."""
 
     name = "quire"
     priority = 20
     chunk_chars = 500
-
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.min_confidence = float(options.get("min_confidence", 0.6))
-        self.intra_op_threads = int(options.get("intra_op_threads", 1))
+    Options = QuireOptions
+    options: QuireOptions
 
     def start(self) -> None:
         import quire_grammar
 
-        _tagger_threads(self.intra_op_threads)
+        _tagger_threads(self.options.intra_op_threads)
         quire_grammar.check("A warm up sentence, so the model is loaded now.")
 
     def languages(self) -> frozenset[str]:
@@ -72,7 +78,7 @@ class QuireEngine(GrammarEngine):
     def check(self, text: str, options: CheckOptions) -> list[Issue]:
         import quire_grammar
 
-        found = quire_grammar.check(text, min_confidence=self.min_confidence)
+        found = quire_grammar.check(text, min_confidence=self.options.min_confidence)
         issues = []
         for c in found:
             kind, severity = CATEGORIES.get(c.category, ("grammar", "warning"))

@@ -14,13 +14,14 @@ from typing import Any
 
 import regex as re
 import yaml
+from pydantic import Field
 
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.text import mask, sentences
 from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+from deployments.engines.options import EngineOptions, ProjectPath
 
 ENGINE = "grammar-rules"
-CONFIG_DIR = Path(__file__).resolve().parents[3] / "configs" / "grammar"
 
 _WORD = r"\p{L}[\p{L}\p{M}'’]*"
 _REPEAT = re.compile(rf"\b({_WORD})(\s+)(\1)\b", re.IGNORECASE)
@@ -53,30 +54,45 @@ class PhraseRule:
         return next(iter(self.replacements.values())) if len(self.replacements) == 1 else None
 
 
+class RulesOptions(EngineOptions):
+    """Where the rule data is and which languages it serves."""
+
+    config_dir: ProjectPath = Field(
+        "configs/grammar",
+        min_length=1,
+        description="Folder with portable.yaml, confusables.yaml and packs/; its parent holds languages.yaml.",
+    )
+    languages: tuple[str, ...] | None = Field(
+        None, description="API codes to serve; unset or empty: every language of the parent's languages.yaml."
+    )
+
+
 class RulesEngine(GrammarEngine):
-    """Options: ``config_dir`` (default ``configs/grammar``), ``languages`` (default every catalogue language)."""
+    """Our rule data, interpreted in process."""
 
     name = ENGINE
     chunkable = False  # quotes and brackets pair across sentences
     priority = 0
+    Options = RulesOptions
+    options: RulesOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.config_dir = Path(options.get("config_dir", CONFIG_DIR))
-        self._languages: frozenset[str] = frozenset(options.get("languages") or ())
+    def __init__(self, options: RulesOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
+        self._languages: frozenset[str] = frozenset(self.options.languages or ())
         self.portable: dict[str, Any] = {}
         self.phrase_rules: dict[str, list[PhraseRule]] = {}
 
     def start(self) -> None:
-        self.portable = yaml.safe_load((self.config_dir / "portable.yaml").read_text(encoding="utf-8"))
-        confusables = yaml.safe_load((self.config_dir / "confusables.yaml").read_text(encoding="utf-8"))
+        config_dir = Path(self.options.config_dir)
+        self.portable = yaml.safe_load((config_dir / "portable.yaml").read_text(encoding="utf-8"))
+        confusables = yaml.safe_load((config_dir / "confusables.yaml").read_text(encoding="utf-8"))
         for lang, entries in confusables.items():
             self.phrase_rules.setdefault(lang, []).extend(_confusable(lang, e) for e in entries)
-        for pack in sorted((self.config_dir / "packs").glob("*.yaml")):
+        for pack in sorted((config_dir / "packs").glob("*.yaml")):
             data = yaml.safe_load(pack.read_text(encoding="utf-8"))
             self.phrase_rules.setdefault(pack.stem, []).extend(_pack_rule(r) for r in data["rules"])
         if not self._languages:
-            catalog = yaml.safe_load((self.config_dir.parent / "languages.yaml").read_text(encoding="utf-8"))
+            catalog = yaml.safe_load((config_dir.parent / "languages.yaml").read_text(encoding="utf-8"))
             self._languages = frozenset(str(row["code"]) for row in catalog["languages"])
 
     def languages(self) -> frozenset[str]:

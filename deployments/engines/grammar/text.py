@@ -7,12 +7,13 @@ from collections.abc import Iterator
 
 import regex as re
 
+from deployments.engines.text.sentences import split
+
 # A word: letters with their combining marks (Devanagari vowel signs, accents), with inner apostrophes
 # or hyphens (l'eau, don't, e-mail). The ``regex`` package knows Unicode categories; ``re`` does not.
 _WORD = re.compile(r"\p{L}[\p{L}\p{M}]*(?:['’\-]\p{L}[\p{L}\p{M}]*)*")
 # Things that are not prose words and never spell-checked.
 _SKIP = re.compile(r"https?://\S+|www\.\S+|\S+@\S+\.\w+|#\w+|@\w+|`[^`]*`|\{[^}]*\}|<[^>]*>|%[sd]")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)\]]*\s+|\n{2,}")
 _HAS_TEXT = re.compile(r"[\p{L}\p{N}]")
 
 
@@ -36,22 +37,13 @@ def mask(text: str) -> str:
 
 
 def sentences(text: str) -> Iterator[Span]:
-    """Sentences (or paragraphs) with their offsets; whitespace between them is left out."""
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        if text[start : match.start()].strip():
-            yield _trimmed(text, start, match.start())
-        start = match.end()
-    if text[start:].strip():
-        yield _trimmed(text, start, len(text))
+    """Sentences (or paragraphs) with their offsets; whitespace between them is left out.
 
-
-def _trimmed(text: str, start: int, end: int) -> Span:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return Span(start, end, text[start:end])
+    Every full stop before a space ends one (``next_word="any"``), a lower-case word after it
+    included: that word is what the capitalisation rule looks for.
+    """
+    for sentence in split(text, next_word="any"):
+        yield Span(sentence.start, sentence.end, text[sentence.start : sentence.end])
 
 
 def chunks(text: str, max_chars: int) -> list[Span]:

@@ -9,7 +9,13 @@ import pytest
 import yaml
 
 from deployments.engines.grammar.base import GrammarEngine
-from deployments.engines.grammar.checker import GrammarChecker, GrammarRequest, GrammarResult
+from deployments.engines.grammar.checker import (
+    DEFAULT_CHUNK_CHARS,
+    DEFAULT_WORKERS,
+    GrammarChecker,
+    GrammarRequest,
+    GrammarResult,
+)
 from deployments.engines.registry import create_engine
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,7 +37,7 @@ def grammar_checker() -> Iterator[GrammarChecker]:
         assert isinstance(engine, GrammarEngine)
         engine.start()
         engines.append(engine)
-    checker = GrammarChecker(engines)
+    checker = GrammarChecker(engines, chunk_chars=DEFAULT_CHUNK_CHARS, workers=DEFAULT_WORKERS)
     yield checker
     checker.shutdown()
 

@@ -21,6 +21,7 @@ import regex
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.grammar.languagetool_engine import LanguageToolEngine
 from deployments.engines.grammar.types import CheckOptions
+from deployments.engines.options import OptionsError
 from tests.support.services import free_port
 
 RULES = [  # (pattern, rule id, issue type, category, message, replacement)
@@ -100,5 +101,5 @@ def test_a_server_that_is_away_is_unavailable_not_a_crash() -> None:
     engine = LanguageToolEngine(url=f"http://127.0.0.1:{free_port()}", languages=["en"])
     with pytest.raises(EngineUnavailable):
         engine.start()
-    with pytest.raises(ValueError, match=r"needs options\.url"):
+    with pytest.raises(OptionsError, match=r"option 'url': Field required"):
         LanguageToolEngine()

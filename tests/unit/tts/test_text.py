@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deployments.engines.errors import InvalidInput
-from deployments.engines.tts.numbers import N2W_LANGS
+from deployments.engines.tts.number_words import N2W_LANGS
 from deployments.engines.tts.text import (
     MAX_TEXT_CHARS,
     PAUSE_CLAUSE_S,

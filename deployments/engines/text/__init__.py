@@ -1,0 +1,1 @@
+"""Text rules shared by engines and pipelines: where sentences end (``sentences.py``)."""
