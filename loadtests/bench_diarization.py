@@ -82,7 +82,8 @@ def speed(engine: EmbeddedDiarizer, data: dict, minutes: float, repeat: int) -> 
         found = engine.diarize(long).speaker_count
         times.append(time.perf_counter() - start)
     t, v = statistics.median(times), statistics.median(vad_times)
-    print(f"\nspeed on {audio_min:.1f} min of audio ({repeat} runs, {engine.threads} encoder threads, {found} speakers found):")
+    threads = engine.options.threads
+    print(f"\nspeed on {audio_min:.1f} min of audio ({repeat} runs, {threads} encoder threads, {found} speakers found):")
     print(f"  diarization: {t / audio_min:.2f} s per audio minute, RTF {t / (audio_min * 60):.4f}")
     print(f"  baseline, Silero VAD pass alone: {v / audio_min:.2f} s per audio minute, RTF {v / (audio_min * 60):.4f}")
     print(f"  diarization / VAD alone: {t / v:.2f}x")

@@ -5,15 +5,17 @@ audio cut into chunks that run in parallel. GPU profile: large-v3 in float16
 with ``batch_size`` > 0 (faster-whisper's BatchedInferencePipeline).
 
 Models are local folders only (``local_files_only``); nothing is downloaded.
+
+Options: ``WhisperOptions``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field, field_validator, model_validator
 
 from deployments.engines.asr.audio import (
     AudioInput,
@@ -28,6 +30,7 @@ from deployments.engines.errors import (
     EngineUnavailable,
     UnsupportedLanguage,
 )
+from deployments.engines.options import EngineOptions, ProjectPath
 
 #: Whisper decodes 30 s windows.
 WINDOW_S = 30.0
@@ -74,54 +77,54 @@ def to_whisper_language(api_code: str, whisper_codes: frozenset[str]) -> str:
     raise UnsupportedLanguage(f"speech language not supported: {api_code}", source=api_code)
 
 
-@dataclass(frozen=True)
-class WhisperOptions:
+class WhisperOptions(EngineOptions):
     """How the Whisper engine loads and decodes; echoed in every ``Transcript``.
 
-    Attributes:
-        model_dir: folder of a CTranslate2 Whisper model (model.bin, config.json,
-            tokenizer.json, vocabulary.*).
-        device: "cpu" or "cuda".
-        compute_type: CTranslate2 quantisation; None picks "int8" on CPU and
-            "float16" on GPU (the resolved value is what is echoed).
-        cpu_threads: intra-op threads per decode; 0 lets CTranslate2 choose.
-        num_workers: decodes that may run at once from different threads.
-        beam_size: beam search width (1 = greedy).
-        batch_size: 0 decodes the 30 s windows one after another; > 0 decodes
-            that many windows together (BatchedInferencePipeline, GPU); the
-            windows are cut by the VAD, or at silences when ``vad_filter`` is off.
-        vad_filter: skip non-speech with Silero VAD before decoding.
-        word_timestamps: return per-word times and probabilities.
+    ``compute_type`` left out picks ``int8`` on the CPU and ``float16`` on the GPU;
+    the resolved value is what is echoed.
     """
 
-    model_dir: str
-    device: str = "cpu"
-    compute_type: str | None = None
-    cpu_threads: int = 0
-    num_workers: int = 1
-    beam_size: int = 5
-    batch_size: int = 0
-    vad_filter: bool = True
-    word_timestamps: bool = True
+    model_dir: ProjectPath = Field(
+        min_length=1, description="Folder of a CTranslate2 Whisper model (model.bin, config.json, tokenizer.json, vocabulary.*)."
+    )
+    device: Literal["cpu", "cuda"] = Field("cpu", description="Where CTranslate2 runs the model.")
+    compute_type: str | None = Field(
+        None, min_length=1, description="CTranslate2 quantisation; left out: int8 on the CPU, float16 on the GPU."
+    )
+    cpu_threads: int = Field(0, ge=0, description="Intra-op threads per decode; 0 lets CTranslate2 choose.")
+    num_workers: int = Field(1, ge=1, description="Decodes that may run at once from different threads.")
+    beam_size: int = Field(5, ge=1, description="Beam search width (1 = greedy).")
+    batch_size: int = Field(
+        0,
+        ge=0,
+        description="0 decodes the 30 s windows one after another; more decodes that many together "
+        "(BatchedInferencePipeline, GPU), windows cut by the VAD or, without it, at silences.",
+    )
+    vad_filter: bool = Field(True, description="Skip non-speech with Silero VAD before decoding.")
+    word_timestamps: bool = Field(True, description="Return per-word times and probabilities.")
 
-    def __post_init__(self) -> None:
-        if self.device not in ("cpu", "cuda"):
-            raise ValueError(f"device must be 'cpu' or 'cuda', got {self.device!r}")
-        if self.compute_type is None:
-            object.__setattr__(self, "compute_type", "int8" if self.device == "cpu" else "float16")
-        if self.cpu_threads < 0 or self.num_workers < 1 or self.beam_size < 1 or self.batch_size < 0:
-            raise ValueError("need cpu_threads >= 0, num_workers >= 1, beam_size >= 1, batch_size >= 0")
-        object.__setattr__(self, "model_dir", os.fspath(self.model_dir))
+    @field_validator("model_dir", mode="before")
+    @classmethod
+    def _path_text(cls, value: Any) -> Any:
+        return os.fspath(value) if isinstance(value, os.PathLike) else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _compute_type_for_device(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("compute_type") is None:
+            return {**data, "compute_type": "float16" if data.get("device") == "cuda" else "int8"}
+        return data
 
 
 class WhisperEngine(Engine):
     """Speech to timed words with a local faster-whisper model."""
 
     name = "faster-whisper"
+    Options = WhisperOptions
+    options: WhisperOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.config = WhisperOptions(**options)
+    def __init__(self, options: WhisperOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._model: Any = None
         self._batched: Any = None
         self._whisper_codes: frozenset[str] = frozenset()
@@ -129,24 +132,24 @@ class WhisperEngine(Engine):
     # ----------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
-        model_bin = os.path.join(self.config.model_dir, "model.bin")
+        model_bin = os.path.join(self.options.model_dir, "model.bin")
         if not os.path.isfile(model_bin):
             cause = FileNotFoundError(model_bin)
-            raise EngineUnavailable(f"no Whisper model at {self.config.model_dir}") from cause
+            raise EngineUnavailable(f"no Whisper model at {self.options.model_dir}") from cause
         try:
             from faster_whisper import BatchedInferencePipeline, WhisperModel
 
             model = WhisperModel(
-                self.config.model_dir,
-                device=self.config.device,
-                compute_type=self.config.compute_type,
-                cpu_threads=self.config.cpu_threads,
-                num_workers=self.config.num_workers,
+                self.options.model_dir,
+                device=self.options.device,
+                compute_type=self.options.compute_type,
+                cpu_threads=self.options.cpu_threads,
+                num_workers=self.options.num_workers,
                 local_files_only=True,
             )
         except Exception as exc:  # ImportError, RuntimeError from CTranslate2, bad files
-            raise EngineUnavailable(f"cannot load Whisper model {self.config.model_dir}: {exc}") from exc
-        self._use_model(model, BatchedInferencePipeline(model) if self.config.batch_size > 0 else None)
+            raise EngineUnavailable(f"cannot load Whisper model {self.options.model_dir}: {exc}") from exc
+        self._use_model(model, BatchedInferencePipeline(model) if self.options.batch_size > 0 else None)
 
     def _use_model(self, model: Any, batched: Any = None) -> None:
         """Serve with a loaded ``WhisperModel`` (and its batched pipeline, if any)."""
@@ -161,9 +164,6 @@ class WhisperEngine(Engine):
     def shutdown(self) -> None:
         self._model = None
         self._batched = None
-
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, **asdict(self.config)}
 
     # ----------------------------------------------------------------- languages
 
@@ -188,7 +188,7 @@ class WhisperEngine(Engine):
             return "en", 1.0
         array = as_audio_array(audio)
         try:
-            _, _, ranked = self._model.detect_language(array, vad_filter=self.config.vad_filter)
+            _, _, ranked = self._model.detect_language(array, vad_filter=self.options.vad_filter)
         except Exception as exc:
             raise EngineFailure(f"language detection failed: {exc}") from exc
         return _best_api_language(ranked)
@@ -221,12 +221,12 @@ class WhisperEngine(Engine):
             duration=duration_s(array),
             offset=offset,
             engine=self.name,
-            options=self.config,
+            options=self.options,
             segments=tuple(_segment(s, offset) for s in segments),
         )
 
     def _decode(self, array: np.ndarray, whisper_code: str, initial_prompt: str | None) -> list[Any]:
-        cfg = self.config
+        cfg = self.options
         kwargs: dict[str, Any] = {
             "language": whisper_code,
             "beam_size": cfg.beam_size,

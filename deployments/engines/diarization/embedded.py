@@ -23,6 +23,8 @@ Method (``EmbeddedDiarizer.diarize``):
 
 The threshold was tuned on the test dialogues (docs/diarization.md): both come
 out right from 0.5 to 0.6.
+
+Options: ``EmbeddedDiarizerOptions``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import Field, model_validator
 
 from deployments.engines.diarization.base import (
     DIARIZATION_RATE,
@@ -50,6 +53,7 @@ from deployments.engines.diarization.clustering import (
 from deployments.engines.diarization.embedding import WindowEmbedder, Windows
 from deployments.engines.diarization.profiles import build_profiles
 from deployments.engines.errors import EngineUnavailable
+from deployments.engines.options import EngineOptions
 from deployments.engines.voice.audio import AudioClip
 
 FRAME_S = 0.1
@@ -57,36 +61,37 @@ FRAME_S = 0.1
 _VAD_SHARE = 0.25
 
 
-class EmbeddedDiarizer(DiarizationEngine):
-    """Diarization with the models already in the CPU image (Silero VAD, VoiceFilter).
+class EmbeddedDiarizerOptions(EngineOptions):
+    """How the embedded diarizer cuts, embeds and clusters the speech."""
 
-    Options:
-        threads: onnxruntime threads of the speaker encoder (2).
-        window_s: embedding window, seconds (1.5).
-        hop_s: step between windows, seconds (0.75).
-        threshold: cosine distance that separates speakers when their number is estimated (0.55).
-        max_speakers: the most speakers an estimate returns (32).
-        min_turn_s: shorter turns touching another speaker's go to it (0.3).
-        vad_threshold: Silero VAD speech probability threshold (0.5).
-        pad_s: seconds added around each VAD speech region (0.1).
-        merge_gap_s: one speaker's turns at most this far apart are joined (0.5).
-    """
+    threads: int = Field(2, ge=1, description="onnxruntime threads of the VoiceFilter speaker encoder.")
+    window_s: float = Field(1.5, gt=0, description="Embedding window, seconds.")
+    hop_s: float = Field(0.75, gt=0, description="Step between windows, seconds (at most window_s).")
+    threshold: float = Field(
+        DEFAULT_THRESHOLD, gt=0, le=2, description="Cosine distance that separates speakers when their number is estimated."
+    )
+    max_speakers: int = Field(DEFAULT_MAX_CLUSTERS, ge=1, description="The most speakers an estimate returns.")
+    min_turn_s: float = Field(0.3, ge=0, description="Shorter turns touching another speaker's are given to it.")
+    vad_threshold: float = Field(0.5, gt=0, lt=1, description="Silero VAD speech probability threshold.")
+    pad_s: float = Field(0.1, ge=0, description="Seconds added around each VAD speech region.")
+    merge_gap_s: float = Field(0.5, ge=0, description="One speaker's turns at most this far apart are joined.")
+
+    @model_validator(mode="after")
+    def _hop_within_window(self) -> EmbeddedDiarizerOptions:
+        if self.hop_s > self.window_s:
+            raise ValueError("hop_s must not exceed window_s")
+        return self
+
+
+class EmbeddedDiarizer(DiarizationEngine):
+    """Diarization with the models already in the CPU image (Silero VAD, VoiceFilter)."""
 
     name: ClassVar[str] = "embedded-diarizer"
+    Options = EmbeddedDiarizerOptions
+    options: EmbeddedDiarizerOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.threads = int(options.get("threads", 2))
-        self.window_s = float(options.get("window_s", 1.5))
-        self.hop_s = float(options.get("hop_s", 0.75))
-        self.threshold = float(options.get("threshold", DEFAULT_THRESHOLD))
-        self.max_speakers = int(options.get("max_speakers", DEFAULT_MAX_CLUSTERS))
-        self.min_turn_s = float(options.get("min_turn_s", 0.3))
-        self.vad_threshold = float(options.get("vad_threshold", 0.5))
-        self.pad_s = float(options.get("pad_s", 0.1))
-        self.merge_gap_s = float(options.get("merge_gap_s", 0.5))
-        if not (0 < self.hop_s <= self.window_s) or self.max_speakers < 1:
-            raise ValueError("diarizer options need 0 < hop_s <= window_s and max_speakers >= 1")
+    def __init__(self, options: EmbeddedDiarizerOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._vad: Any = None
         self._embedder: WindowEmbedder | None = None
 
@@ -94,14 +99,11 @@ class EmbeddedDiarizer(DiarizationEngine):
         from deployments.engines.voice.vad import SileroVad
 
         self._vad = SileroVad()
-        self._embedder = WindowEmbedder(threads=self.threads)
+        self._embedder = WindowEmbedder(threads=self.options.threads)
 
     def health(self) -> None:
         if self._vad is None or self._embedder is None:
             raise EngineUnavailable("the diarizer is not started")
-
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "window_s": self.window_s, "hop_s": self.hop_s, "threshold": self.threshold}
 
     def diarize(
         self,
@@ -117,14 +119,15 @@ class EmbeddedDiarizer(DiarizationEngine):
         report = on_progress or (lambda fraction: None)
         regions = self._regions(samples)
         report(_VAD_SHARE)
+        opts = self.options
         windows = self._embedder.windows(
-            samples, regions, self.window_s, self.hop_s, lambda f: report(_VAD_SHARE + (1 - _VAD_SHARE) * f)
+            samples, regions, opts.window_s, opts.hop_s, lambda f: report(_VAD_SHARE + (1 - _VAD_SHARE) * f)
         )
         if len(windows) == 0:
             report(1.0)
             return Diarization((), (), self.name)
-        labels = cluster(windows.vectors, num_clusters=num_speakers, threshold=self.threshold, max_clusters=self.max_speakers)
-        raw_turns = merge_adjacent(absorb_short(_turns(regions, windows, labels), self.min_turn_s), self.merge_gap_s)
+        labels = cluster(windows.vectors, num_clusters=num_speakers, threshold=opts.threshold, max_clusters=opts.max_speakers)
+        raw_turns = merge_adjacent(absorb_short(_turns(regions, windows, labels), opts.min_turn_s), opts.merge_gap_s)
         order = {label: i for i, label in enumerate(dict.fromkeys(label for _, _, label in raw_turns))}
         turns = tuple(
             SpeakerTurn(round(offset + s, 3), round(offset + e, 3), f"S{order[label] + 1}") for s, e, label in raw_turns
@@ -139,7 +142,7 @@ class EmbeddedDiarizer(DiarizationEngine):
         if samples.size < DIARIZATION_RATE // 10:
             return []
         clip = AudioClip(samples, DIARIZATION_RATE)
-        return list(self._vad.speech_segments(clip, threshold=self.vad_threshold, pad_s=self.pad_s))
+        return list(self._vad.speech_segments(clip, threshold=self.options.vad_threshold, pad_s=self.options.pad_s))
 
 
 def _turns(regions: list[tuple[float, float]], windows: Windows, labels: np.ndarray) -> list[tuple[float, float, int]]:

@@ -2,11 +2,11 @@
 
 ``pyannote.audio`` (and torch) are imported in ``start()`` only, so the CPU
 image never needs them. The pipeline is loaded with
-``Pipeline.from_pretrained(options["pipeline"])``: a local directory or
+``Pipeline.from_pretrained(options.pipeline)``: a local directory or
 ``config.yaml`` baked into the image (the default name,
 ``pyannote/speaker-diarization-3.1``, resolves through the Hugging Face cache,
 which the image must already hold: the cluster has no network). It runs on
-``options["device"]`` (``cuda``) with ``num_speakers`` when given.
+``options.device`` (``cuda``) with ``num_speakers`` when given.
 
 pyannote's labels (``SPEAKER_00``, …) become ``S1``, ``S2``, … by first
 appearance; overlapping turns are cut so the result stays disjoint (the later
@@ -14,6 +14,8 @@ turn starts where the earlier one ends). Profiles are built as the embedded
 engine builds them: gender from pitch, and the embedding from the VoiceFilter
 encoder over up to 60 s of each speaker's speech, so dubbing voice matching
 compares the same kind of vector whichever engine ran.
+
+Options: ``PyannoteOptions``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import Field
 
 from deployments.engines.diarization.base import (
     DIARIZATION_RATE,
@@ -33,29 +36,34 @@ from deployments.engines.diarization.base import (
 )
 from deployments.engines.diarization.profiles import EMBED_MAX_S, build_profiles, speaker_audio
 from deployments.engines.errors import EngineFailure, EngineUnavailable
+from deployments.engines.options import EngineOptions
 from deployments.engines.voice.encoders import UnusableAudio
 
 DEFAULT_PIPELINE = "pyannote/speaker-diarization-3.1"
 
 
-class PyannoteDiarizer(DiarizationEngine):
-    """pyannote.audio speaker diarization (GPU cluster profile).
+class PyannoteOptions(EngineOptions):
+    """Which pyannote pipeline runs where."""
 
-    Options:
-        pipeline: a local pipeline directory/``config.yaml``, or a cached Hub name (``pyannote/speaker-diarization-3.1``).
-        device: torch device (``cuda``).
-        max_speakers: upper bound passed to the pipeline when ``num_speakers`` is not given (32).
-        encoder_threads: onnxruntime threads of the VoiceFilter encoder used for the profiles (2).
-    """
+    pipeline: str = Field(
+        DEFAULT_PIPELINE,
+        min_length=1,
+        description="A local pipeline directory or config.yaml, or a Hub name already in the Hugging Face cache.",
+    )
+    device: str = Field("cuda", min_length=1, description="torch device the pipeline runs on.")
+    max_speakers: int = Field(32, ge=1, description="Upper bound passed to the pipeline when num_speakers is not given.")
+    encoder_threads: int = Field(2, ge=1, description="onnxruntime threads of the VoiceFilter encoder used for the profiles.")
+
+
+class PyannoteDiarizer(DiarizationEngine):
+    """pyannote.audio speaker diarization (GPU cluster profile)."""
 
     name: ClassVar[str] = "pyannote"
+    Options = PyannoteOptions
+    options: PyannoteOptions
 
-    def __init__(self, **options: Any) -> None:
-        super().__init__(**options)
-        self.pipeline_name = str(options.get("pipeline", DEFAULT_PIPELINE))
-        self.device = str(options.get("device", "cuda"))
-        self.max_speakers = int(options.get("max_speakers", 32))
-        self.encoder_threads = int(options.get("encoder_threads", 2))
+    def __init__(self, options: PyannoteOptions | None = None, /, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
         self._pipeline: Any = None
         self._encoder: Any = None
 
@@ -71,22 +79,19 @@ class PyannoteDiarizer(DiarizationEngine):
         from deployments.engines.voice.voicefilter_encoder import VoiceFilterEncoder
 
         try:
-            pipeline = Pipeline.from_pretrained(self.pipeline_name)
+            pipeline = Pipeline.from_pretrained(self.options.pipeline)
         except Exception as exc:  # missing files, a gated model not in the cache, a bad config
-            raise EngineUnavailable(f"the pyannote pipeline {self.pipeline_name!r} could not be loaded: {exc}") from exc
+            raise EngineUnavailable(f"the pyannote pipeline {self.options.pipeline!r} could not be loaded: {exc}") from exc
         if pipeline is None:
-            raise EngineUnavailable(f"the pyannote pipeline {self.pipeline_name!r} could not be loaded (not in the image?)")
-        pipeline.to(torch.device(self.device))
+            raise EngineUnavailable(f"the pyannote pipeline {self.options.pipeline!r} could not be loaded (not in the image?)")
+        pipeline.to(torch.device(self.options.device))
         self._torch = torch
         self._pipeline = pipeline
-        self._encoder = VoiceFilterEncoder(threads=self.encoder_threads)
+        self._encoder = VoiceFilterEncoder(threads=self.options.encoder_threads)
 
     def health(self) -> None:
         if self._pipeline is None:
             raise EngineUnavailable("the pyannote diarizer is not started")
-
-    def describe(self) -> dict[str, Any]:
-        return {"engine": self.name, "pipeline": self.pipeline_name, "device": self.device}
 
     def diarize(
         self,
@@ -114,7 +119,7 @@ class PyannoteDiarizer(DiarizationEngine):
     def _run(self, samples: np.ndarray, num_speakers: int | None) -> list[tuple[float, float, str]]:
         """The pipeline's turns ``(start, end, label)``, sorted and made disjoint."""
         waveform = self._torch.from_numpy(samples[None, :].copy())
-        kwargs: dict[str, Any] = {"num_speakers": num_speakers} if num_speakers else {"max_speakers": self.max_speakers}
+        kwargs: dict[str, Any] = {"num_speakers": num_speakers} if num_speakers else {"max_speakers": self.options.max_speakers}
         try:
             output = self._pipeline({"waveform": waveform, "sample_rate": DIARIZATION_RATE}, **kwargs)
         except Exception as exc:

@@ -9,7 +9,7 @@ chunk.
 
 Prompts are reused: a slot keeps its tokens' KV after its request ends, and
 a new request starts from the longest prefix any slot holds (copied with
-``llama_memory_seq_cp``, which shares the cells). A request whose prefix is
+``llama_memory_seq_cp``, which shares the cells; the policy is in :mod:`.slots`). A request whose prefix is
 still being read by another slot waits for it rather than reading it twice;
 that is what makes one game string into five languages cost one prompt
 plus five short tails.
@@ -25,73 +25,16 @@ import logging
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 
 import llama_cpp
 import numpy as np
 from llama_cpp._internals import LlamaBatch, LlamaContext, LlamaModel
 
+from deployments.engines.llm.completion import BatchStats, ContextFull, Generated, cut_at_stops
 from deployments.engines.llm.sampling import TokenChooser
+from deployments.engines.llm.slots import QueuedRequest, Slot, place, should_wait
 
 log = logging.getLogger(__name__)
-
-#: A queued request may reuse a prefix another slot is still reading when it
-#: saves at least this many tokens; shorter shares are not worth the wait.
-MIN_SHARED_PREFIX = 16
-
-
-class ContextFull(RuntimeError):
-    """The request does not fit in a slot's share of the KV cache."""
-
-
-@dataclass(frozen=True)
-class Generated:
-    """One finished completion."""
-
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int
-    finish_reason: str  # "stop" | "length"
-    seconds: float
-
-
-@dataclass
-class _Request:
-    tokens: list[int]
-    max_tokens: int
-    chooser: TokenChooser
-    stop: tuple[str, ...]
-    future: Future[Generated]
-    started: float = field(default_factory=time.monotonic)
-
-
-@dataclass
-class _Slot:
-    """One sequence id of the KV cache and what it is doing."""
-
-    seq: int
-    cached: list[int] = field(default_factory=list)  # tokens whose KV this sequence holds, in order
-    request: _Request | None = None
-    reused: int = 0
-    output: list[int] = field(default_factory=list)
-    next_token: int | None = None  # sampled, not yet decoded
-
-    @property
-    def reading(self) -> bool:
-        return self.request is not None and len(self.cached) < len(self.request.tokens)
-
-
-@dataclass
-class BatchStats:
-    """Counters since start (read under the scheduler's lock)."""
-
-    requests: int = 0
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-    completion_tokens: int = 0
-    steps: int = 0
-    busy_s: float = 0.0
 
 
 class BatchedLlama:
@@ -137,8 +80,8 @@ class BatchedLlama:
         self.per_request_ctx = self.n_ctx // self.slots_count
         self.n_vocab = self.model.n_vocab()
         self._batch = LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=self.slots_count, verbose=False)
-        self._slots = [_Slot(seq) for seq in range(self.slots_count)]
-        self._queue: collections.deque[_Request] = collections.deque()
+        self._slots = [Slot(seq) for seq in range(self.slots_count)]
+        self._queue: collections.deque[QueuedRequest] = collections.deque()
         self._lock = threading.Condition()
         self._closed = False
         self.stats = BatchStats()
@@ -169,7 +112,7 @@ class BatchedLlama:
             raise ContextFull(f"prompt of {len(tokens)} tokens exceeds the {self.per_request_ctx}-token context")
         max_tokens = max(1, min(max_tokens, self.per_request_ctx - len(tokens)))
         chooser = TokenChooser(self.model.vocab, self.n_vocab, grammar, temperature, seed, top_p)
-        request = _Request(list(tokens), max_tokens, chooser, stop, Future())
+        request = QueuedRequest(list(tokens), max_tokens, chooser, stop, Future())
         with self._lock:
             if self._closed:
                 raise RuntimeError("model is shut down")
@@ -225,49 +168,36 @@ class BatchedLlama:
 
     def _admit(self) -> None:
         """Move queued requests into free slots, in order, reusing cached prefixes."""
-        waiting: list[_Request] = []
+        waiting: list[QueuedRequest] = []
         while self._queue:
             request = self._queue.popleft()
             if request.future.cancelled():
                 request.chooser.close()
                 continue
             free = [s for s in self._slots if s.request is None]
-            if not free or self._should_wait(request):
+            if not free or should_wait(request, self._slots):
                 waiting.append(request)
                 continue
             self._place(request, free)
         self._queue.extendleft(reversed(waiting))
 
-    def _should_wait(self, request: _Request) -> bool:
-        """True when another slot is still reading a prefix this request could share."""
-        best_cached = max((_common(s.cached, request.tokens) for s in self._slots), default=0)
-        for slot in self._slots:
-            if slot.reading and slot.request is not None:
-                shared = _common(slot.request.tokens, request.tokens)
-                if shared - best_cached >= MIN_SHARED_PREFIX and len(slot.cached) < shared:
-                    return True
-        return False
-
-    def _place(self, request: _Request, free: list[_Slot]) -> None:
+    def _place(self, request: QueuedRequest, free: list[Slot]) -> None:
+        """Start ``request`` in a free slot, its KV cache holding the longest prefix any slot had."""
         memory = self.context.memory
-        slot = max(free, key=lambda s: _common(s.cached, request.tokens))
-        own = _common(slot.cached, request.tokens)
-        donor = max(self._slots, key=lambda s: _common(s.cached, request.tokens))
-        shared = _common(donor.cached, request.tokens)
-        keep = min(max(own, shared), len(request.tokens) - 1)  # the last prompt token must be decoded
-        if shared > own and donor is not slot:
+        placement = place(request, free, self._slots)
+        slot, keep = placement.slot, placement.keep
+        if placement.donor is not None:
             llama_cpp.llama_memory_seq_rm(memory, slot.seq, 0, -1)
-            llama_cpp.llama_memory_seq_cp(memory, donor.seq, slot.seq, 0, keep)
+            llama_cpp.llama_memory_seq_cp(memory, placement.donor.seq, slot.seq, 0, keep)
         else:
             llama_cpp.llama_memory_seq_rm(memory, slot.seq, keep, -1)
-        slot.cached = request.tokens[:keep]
-        slot.request, slot.reused, slot.output, slot.next_token = request, keep, [], None
+        slot.begin(request, keep)
 
     def _step(self) -> None:
         """One llama.cpp batch: a token per generating slot, then prompt chunks."""
         batch = self._batch.batch
         batch.n_tokens = 0
-        outputs: list[tuple[_Slot, int]] = []
+        outputs: list[tuple[Slot, int]] = []
         for slot in self._slots:
             if slot.request is not None and slot.next_token is not None:
                 outputs.append((slot, self._add(slot, [slot.next_token])))
@@ -292,7 +222,7 @@ class BatchedLlama:
         for slot, index in outputs:
             self._advance(slot, index)
 
-    def _add(self, slot: _Slot, tokens: list[int]) -> int:
+    def _add(self, slot: Slot, tokens: list[int]) -> int:
         """Append tokens of one slot to the batch; returns the index of the last one."""
         batch = self._batch.batch
         start = len(slot.cached)
@@ -309,7 +239,7 @@ class BatchedLlama:
             slot.next_token = None
         return batch.n_tokens - 1
 
-    def _advance(self, slot: _Slot, index: int) -> None:
+    def _advance(self, slot: Slot, index: int) -> None:
         """Choose the slot's next token and finish the request when it is done."""
         request = slot.request
         assert request is not None
@@ -329,7 +259,7 @@ class BatchedLlama:
         else:
             slot.next_token = token
 
-    def _hit_stop(self, slot: _Slot) -> bool:
+    def _hit_stop(self, slot: Slot) -> bool:
         assert slot.request is not None
         tail = self._text(slot.output[-16:])
         return any(s in tail for s in slot.request.stop)
@@ -337,26 +267,18 @@ class BatchedLlama:
     def _text(self, tokens: list[int]) -> str:
         return self.model.detokenize(tokens).decode("utf-8", errors="replace")
 
-    def _finish(self, slot: _Slot, reason: str) -> None:
+    def _finish(self, slot: Slot, reason: str) -> None:
         request = slot.request
         assert request is not None
-        text = self._text(slot.output)
-        for stop in request.stop:
-            cut = text.find(stop)
-            if cut >= 0:
-                text = text[:cut]
         result = Generated(
-            text=text,
+            text=cut_at_stops(self._text(slot.output), request.stop),
             prompt_tokens=len(request.tokens),
             completion_tokens=len(slot.output),
             cached_tokens=slot.reused,
             finish_reason=reason,
             seconds=time.monotonic() - request.started,
         )
-        self.stats.requests += 1
-        self.stats.prompt_tokens += len(request.tokens)
-        self.stats.cached_tokens += slot.reused
-        self.stats.completion_tokens += len(slot.output)
+        self.stats.record(result)
         request.chooser.close()
         slot.request, slot.next_token = None, None
         if not request.future.cancelled():
@@ -375,7 +297,7 @@ class BatchedLlama:
         error = ContextFull("the KV cache is full; retry") if status == 1 else RuntimeError(f"llama_decode failed ({status})")
         self._fail_all(error)
 
-    def _fail(self, slot: _Slot, exc: BaseException) -> None:
+    def _fail(self, slot: Slot, exc: BaseException) -> None:
         request = slot.request
         slot.request, slot.next_token = None, None
         if request is not None:
@@ -390,13 +312,3 @@ class BatchedLlama:
                 self._fail(slot, exc)
             llama_cpp.llama_memory_seq_rm(memory, slot.seq, 0, -1)
             slot.cached = []
-
-
-def _common(a: list[int], b: list[int]) -> int:
-    """Length of the common prefix of two token lists."""
-    n = min(len(a), len(b))
-    if n == 0:
-        return 0
-    left, right = np.asarray(a[:n]), np.asarray(b[:n])
-    diff = np.flatnonzero(left != right)
-    return int(diff[0]) if len(diff) else n

@@ -15,7 +15,8 @@ from typing import Any
 
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-from deployments.engines.llm.batched import BatchedLlama, Generated
+from deployments.engines.llm.batched import BatchedLlama
+from deployments.engines.llm.completion import Generated
 from deployments.engines.llm.sampling import grammar_for
 
 

@@ -34,7 +34,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from deployments.engines.llm.batched import ContextFull, Generated
+from deployments.engines.llm.completion import ContextFull, Generated
 from deployments.engines.llm.service_key import ServiceKeyMiddleware, warn_if_missing
 
 log = logging.getLogger(__name__)

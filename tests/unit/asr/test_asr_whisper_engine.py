@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from deployments.engines.asr.whisper import (
     API_LANGUAGES,
@@ -17,6 +17,7 @@ from deployments.engines.asr.whisper import (
     to_whisper_language,
 )
 from deployments.engines.errors import EngineFailure, EngineUnavailable, UnsupportedLanguage
+from deployments.engines.options import OptionsError
 
 #: faster-whisper's language codes (multilingual models, large-v3 adds "yue").
 # fmt: off
@@ -79,14 +80,22 @@ def test_compute_type_defaults_follow_device():
 
 def test_options_are_frozen_and_validated():
     opts = WhisperOptions(model_dir="m")
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(ValidationError):
         opts.beam_size = 1  # type: ignore[misc]
     with pytest.raises(ValueError):
         WhisperOptions(model_dir="m", device="tpu")
     with pytest.raises(ValueError):
         WhisperOptions(model_dir="m", batch_size=-1)
-    with pytest.raises(TypeError):
+    with pytest.raises(OptionsError, match="beam"):
         WhisperEngine(model_dir="m", beam=3)
+    with pytest.raises(OptionsError, match="model_dir"):
+        WhisperEngine()
+
+
+def test_model_dir_is_taken_from_the_project_root(tmp_path):
+    assert WhisperOptions(model_dir="models/whisper-base").resolved(tmp_path).model_dir == str(tmp_path / "models/whisper-base")
+    assert WhisperOptions(model_dir="/models/large").resolved(tmp_path).model_dir == "/models/large"
+    assert WhisperOptions(model_dir=tmp_path).model_dir == str(tmp_path)
 
 
 def test_describe_echoes_resolved_options():
@@ -151,7 +160,7 @@ def test_transcribe_shifts_times_by_offset_and_echoes_options():
     assert [w.start for w in result.words] == pytest.approx([30.2, 30.7])
     assert result.segments[0].end == pytest.approx(31.1)
     assert result.text == "Hello world."
-    assert result.options is engine.config and result.engine == "faster-whisper"
+    assert result.options is engine.options and result.engine == "faster-whisper"
     assert model.calls[0]["beam_size"] == 3 and model.calls[0]["initial_prompt"] == "Names"
     assert model.calls[0]["word_timestamps"] is True and model.calls[0]["vad_filter"] is True
 

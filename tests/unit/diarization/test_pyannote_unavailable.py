@@ -18,12 +18,18 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("pyannote") is not None
 def test_registry_builds_it_without_importing_pyannote() -> None:
     engine = create_engine("pyannote", {"pipeline": "/models/pyannote", "device": "cuda"})
     assert isinstance(engine, PyannoteDiarizer) and isinstance(engine, DiarizationEngine)
-    assert engine.describe() == {"engine": "pyannote", "pipeline": "/models/pyannote", "device": "cuda"}
+    assert engine.describe() == {
+        "engine": "pyannote",
+        "pipeline": "/models/pyannote",
+        "device": "cuda",
+        "max_speakers": 32,
+        "encoder_threads": 2,
+    }
 
 
 def test_start_raises_engine_unavailable_naming_the_missing_package() -> None:
     with pytest.raises(EngineUnavailable, match=r"pyannote\.audio"):
-        start_engine({"engine": "pyannote"}, DiarizationEngine)
+        start_engine("pyannote", None, DiarizationEngine)
 
 
 def test_an_unstarted_engine_is_unhealthy_and_refuses_work() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from deployments.engines.llm.batched import ContextFull, Generated
+from deployments.engines.llm.completion import ContextFull, Generated
 from deployments.engines.llm.openai_api import create_openai_app
 from deployments.engines.llm.service_key import ENV_VAR, configured_key, presented_key
 from deployments.llm_server import LLMServerArgs
