@@ -1,6 +1,7 @@
 """The ``voice`` job handler: trains a cloned voice queued by ``POST /v1/voice/clone``.
 
-The prepared speech (checked, denoised, voiced parts only) waits in the file
+The task's record holds a :class:`~core.specs.voice.VoiceJobSpec`. The
+prepared speech (checked, denoised, voiced parts only) waits in the file
 store; the handler fits the voice through the VoiceCloner deployment and
 marks the voice ``ready``. A training that fails marks the voice ``failed``
 with code 3003 (its quota slot is released and its ``voice_clones`` charge
@@ -28,7 +29,8 @@ import soundfile
 
 from core import metrics
 from core.boundary import public_message, unwrap
-from core.errors import ErrorGroup
+from core.errors import ErrorGroup, ErrorKind, resolve
+from core.specs.voice import VoiceJobSpec
 from core.tasks import Task
 from core.voices import PROCESSING, READY, Voice, VoiceStore
 from deployments.engines.errors import EngineError, EngineUnavailable, InvalidInput
@@ -40,7 +42,11 @@ from pipelines.voice_lifecycle import CLONE_FAILED_CODE, fail_voice
 
 log = logging.getLogger("mediatrans.worker")
 
-DELETED = {"code": "2005", "message": "The voice was deleted before its training finished."}
+#: The voice table's 404 (2005): the voice is gone, so is the training.
+DELETED = {
+    "code": str(resolve(ErrorGroup.VOICE, ErrorKind.NOT_FOUND)[1]),
+    "message": "The voice was deleted before its training finished.",
+}
 
 
 class VoiceJobHandler:
@@ -50,9 +56,9 @@ class VoiceJobHandler:
     first_stage = "training"
 
     async def run(self, task: Task, ctx: JobContext) -> Outcome:
-        params = task.params
+        spec = VoiceJobSpec.model_validate(task.params)
         voices = _voices(ctx)
-        voice = await voices.get(params["voice_id"])
+        voice = await voices.get(spec.voice_id)
         if voice is None:
             return Failed(DELETED)
         if voice.status != PROCESSING:  # ended already (a rerun, or failed by housekeeping): nothing to train
@@ -61,9 +67,9 @@ class VoiceJobHandler:
         if cloner is None:
             raise EngineUnavailable("no VoiceCloner deployment reachable from this worker")
         await ctx.report("training", 10, 30)
-        sample = await self._sample(ctx, params)
+        sample = await self._sample(ctx, spec)
         try:
-            fitted: FittedVoice = await cloner.fit.remote(sample, params["lang"], params["gender"], bool(params["enhance"]))
+            fitted: FittedVoice = await cloner.fit.remote(sample, spec.lang, spec.gender, spec.enhance)
         except (EngineUnavailable, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -87,7 +93,7 @@ class VoiceJobHandler:
 
     async def on_failed(self, task: Task, services: Any) -> None:
         """A task failed without :meth:`run` deciding it (interrupted too often): the voice fails too."""
-        voice = await VoiceStore(services.redis).get(task.params.get("voice_id", ""))
+        voice = await VoiceStore(services.redis).get(VoiceJobSpec.model_validate(task.params).voice_id)
         if voice is not None and voice.status == PROCESSING:
             error = {"code": CLONE_FAILED_CODE, "message": str((task.error or {}).get("message", "Training failed."))}
             with contextlib.suppress(KeyError):
@@ -99,11 +105,10 @@ class VoiceJobHandler:
         now = await voices.get(voice.voice_id)
         return _ended(now) if now is not None else Failed(DELETED)
 
-    async def _sample(self, ctx: JobContext, params: dict[str, Any]) -> PreparedSample:
-        path = await ctx.services.files.fetch(params["sample_key"], ctx.workdir / "speech.wav")
+    async def _sample(self, ctx: JobContext, spec: VoiceJobSpec) -> PreparedSample:
+        path = await ctx.services.files.fetch(spec.sample_key, ctx.workdir / "speech.wav")
         speech = await asyncio.to_thread(read_speech, path)
-        meta = params.get("sample_meta", {})
-        return PreparedSample(speech=speech, **{k: meta[k] for k in _META if k in meta})
+        return spec.sample_meta.with_speech(speech)
 
 
 def _ended(voice: Voice) -> Outcome:
@@ -111,9 +116,6 @@ def _ended(voice: Voice) -> Outcome:
     if voice.status == READY:
         return Done(voice.public())
     return Failed(dict(voice.error or {"code": CLONE_FAILED_CODE, "message": "Clone training failed."}))
-
-
-_META = ("duration_s", "speech_s", "snr_db", "gender", "gender_confidence", "denoised")
 
 
 def _voices(ctx: JobContext) -> VoiceStore:

@@ -11,7 +11,8 @@ length, 400 1009 no speech, 400 1008 SNR). A refusal after the charge refunds it
 that fails later (``pipelines.voice_lifecycle``). Synchronous clones answer
 ``ready`` with ``quality_score``; ``enhance_quality`` or ``callback_url``
 store the prepared speech and queue a ``voice`` task on the job stream
-(durable like video tasks), answering ``processing`` at once.
+(durable like video tasks; its record holds a ``core.specs.voice.VoiceJobSpec``),
+answering ``processing`` at once.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from starlette.responses import JSONResponse, Response
 from core.accounts import Account
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
+from core.specs.voice import SampleFacts, VoiceJobSpec
 from core.voices import PROCESSING, READY, Voice, VoiceNameTaken, VoiceSlotsFull
 from deployments.engines.errors import InvalidUrl, MediaTooLarge
 from deployments.engines.net.fetch import download
@@ -212,19 +214,19 @@ async def _queue_training(
     await asyncio.to_thread(_write_wav, path, prepared.speech)
     stored = await services.files.put(voice.voice_id, "speech.wav", path, "audio/wav", consume=True)
     await _create(services, account, voice)
-    spec = {
-        "voice_id": voice.voice_id,
-        "voice_name": voice.voice_name,
-        "lang": voice.lang,
-        "gender": voice.gender,
-        "enhance": params.enhance_quality,
-        "sample_key": stored.key,
-        "sample_meta": {k: v for k, v in dataclasses.asdict(prepared).items() if k != "speech"},
-        "created_at": voice.created_at,
-        "callback_url": params.callback_url,
-    }
+    spec = VoiceJobSpec(
+        voice_id=voice.voice_id,
+        voice_name=voice.voice_name,
+        lang=voice.lang,
+        gender=voice.gender,
+        enhance=params.enhance_quality,
+        sample_key=stored.key,
+        sample_meta=SampleFacts.of(prepared),
+        created_at=voice.created_at,
+        callback_url=params.callback_url,
+    )
     try:
-        task = await services.tasks.create(account.id, spec, kind="voice", request_id=request_id_var.get())
+        task = await services.tasks.create(account.id, spec.stored(), kind="voice", request_id=request_id_var.get())
     except BaseException:
         await services.voices.delete(voice)
         raise

@@ -14,6 +14,8 @@ import hmac
 import random
 from typing import Any
 
+from core.errors import ErrorGroup, ErrorKind, resolve
+from core.specs.voice import VoiceJobSpec
 from core.tasks import Task, TaskState, iso
 
 
@@ -32,10 +34,11 @@ def failure_payload(task: Task) -> dict[str, Any]:
     """Body for a failed or expired task: the same ``error`` object the task record shows."""
     error = task.error or {}
     status = task.status.value if task.status in (TaskState.FAILED, TaskState.EXPIRED) else TaskState.FAILED.value
+    code = error.get("code", _code(ErrorGroup.VIDEO, ErrorKind.INTERNAL))
     return {
         "task_id": task.task_id,
         "status": status,
-        "error": {"code": str(error.get("code", "INTERNAL_ERROR")), "message": str(error.get("message", "The task failed."))},
+        "error": {"code": str(code), "message": str(error.get("message", "The task failed."))},
     }
 
 
@@ -43,14 +46,14 @@ def voice_payload(task: Task) -> dict[str, Any]:
     """Body of a voice training's callback (contract 6): the voice, ``ready`` with its score, or ``failed``."""
     if task.status is TaskState.COMPLETED:
         return dict(task.result or {})
-    params, error = task.params, task.error or {}
+    spec, error = VoiceJobSpec.model_validate(task.params), task.error or {}
     return {
-        "voice_id": params.get("voice_id"),
-        "voice_name": params.get("voice_name"),
-        "lang": params.get("lang"),
+        "voice_id": spec.voice_id,
+        "voice_name": spec.voice_name,
+        "lang": spec.lang,
         "status": "failed",
-        "sample_duration": (params.get("sample_meta") or {}).get("duration_s"),
-        "created_at": iso(float(params.get("created_at") or task.created_at)),
+        "sample_duration": spec.sample_meta.duration_s,
+        "created_at": iso(spec.created_at or task.created_at),
         "completed_at": iso(task.completed_at or task.created_at),
         "error": {"code": _voice_code(task), "message": str(error.get("message", "Clone training failed."))},
     }
@@ -58,8 +61,12 @@ def voice_payload(task: Task) -> dict[str, Any]:
 
 def _voice_code(task: Task) -> str:
     """The voice table's code: an expired training is a failed one (3003), as the voice itself says."""
-    code = str((task.error or {}).get("code", "3003"))
-    return "3003" if task.status is TaskState.EXPIRED else code
+    failed = _code(ErrorGroup.VOICE, ErrorKind.CLONE_FAILED)
+    return failed if task.status is TaskState.EXPIRED else str((task.error or {}).get("code", failed))
+
+
+def _code(group: ErrorGroup, kind: ErrorKind) -> str:
+    return str(resolve(group, kind)[1])
 
 
 def payload_for(task: Task) -> dict[str, Any]:

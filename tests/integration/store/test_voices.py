@@ -9,6 +9,7 @@ import uuid
 import pytest
 from redis.asyncio import Redis
 
+from core.specs.voice import SampleFacts, VoiceJobSpec
 from core.tasks import Task, TaskState
 from core.voices import FAILED, PROCESSING, READY, Voice, VoiceNameTaken, VoiceSlotsFull, VoiceStore, fold_name
 from core.webhooks.payloads import payload_for
@@ -94,7 +95,11 @@ async def test_cursor_pages_cover_every_voice_once_despite_changes(redis_client:
 
 
 def test_voice_callback_bodies() -> None:
-    params = {"voice_id": "voice_x", "voice_name": "N", "lang": "en", "created_at": 1000.0, "sample_meta": {"duration_s": 20.0}}
+    facts = SampleFacts(duration_s=20.0, speech_s=18.0, snr_db=30.0, gender="male", gender_confidence=0.9, denoised=True)
+    spec = VoiceJobSpec(
+        voice_id="voice_x", voice_name="N", lang="en", gender="male", sample_key="k", sample_meta=facts, created_at=1000.0
+    )
+    params = spec.stored()
     ready = {"voice_id": "voice_x", "voice_name": "N", "lang": "en", "status": "ready", "quality_score": 0.8}
     done = Task("t", "a", TaskState.COMPLETED, 1000.0, params, kind="voice", result=ready, completed_at=1010.0)
     assert payload_for(done) == ready

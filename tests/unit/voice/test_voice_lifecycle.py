@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 from core import keys
 from core.accounts import Account
 from core.settings import AppArgs
+from core.specs.voice import SampleFacts, VoiceJobSpec
 from core.tasks import Job, Task, TaskState
 from core.voices import FAILED, PROCESSING, READY, Voice, VoiceSlotsFull, VoiceStore
 from core.webhooks.payloads import payload_for
@@ -60,11 +61,12 @@ async def processing_voice(services: WorkerServices, account: Account, *, age_s:
 
 
 async def voice_task(services: WorkerServices, voice: Voice, *, age_s: float = 0.0, callback: str | None = None) -> Task:
-    spec = {"voice_id": voice.voice_id, "voice_name": voice.voice_name, "lang": "en", "gender": "male", "enhance": False,
-            "sample_key": "none", "created_at": voice.created_at, "callback_url": callback,
-            "sample_meta": {"duration_s": 12.0, "speech_s": 11.0, "snr_db": 30.0, "gender": "male",
-                            "gender_confidence": 0.9, "denoised": True}}  # fmt: skip
-    task = await services.tasks.create(voice.account_id, spec, kind="voice")
+    facts = SampleFacts(duration_s=12.0, speech_s=11.0, snr_db=30.0, gender="male", gender_confidence=0.9, denoised=True)
+    spec = VoiceJobSpec(
+        voice_id=voice.voice_id, voice_name=voice.voice_name, lang="en", gender="male", sample_key="none",
+        sample_meta=facts, created_at=voice.created_at, callback_url=callback,
+    )  # fmt: skip
+    task = await services.tasks.create(voice.account_id, spec.stored(), kind="voice")
     if age_s:
         await services.redis.hset(keys.task(task.task_id), "created_at", json.dumps(time.time() - age_s))
     await VoiceStore(services.redis).update(voice, task_id=task.task_id)
