@@ -11,26 +11,21 @@ sample over 50 MB, 415 3002 not an accepted audio format (or a rate over
 
 from __future__ import annotations
 
-import re
-
 import pydantic
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core.accounts import Account
 from core.errors import ApiError, ErrorKind
-from core.voices import Voice, VoiceNameTaken
-from serve_app.auth import authenticate, require_owner, services_of
+from core.voices import VoiceNameTaken
+from serve_app.auth import authenticate, services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.catalog import UnknownLanguage
+from serve_app.owned_voices import missing_voice, owned_voice
 from serve_app.responses import validation_error
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.voice import VoiceCloneParams, VoiceDeleted, VoiceList, VoiceListQuery, VoiceObject, VoiceUpdate
-from serve_app.services import Services
 from serve_app.video_submit import discard, upload_dir
 from serve_app.voice_clone import clone, read_clone_request
-
-VOICE_ID = re.compile(r"voice_[0-9a-f]{20}")
 
 _SAMPLE_ERRORS = (
     ErrorKind.INVALID_PARAMETER,
@@ -165,7 +160,7 @@ async def update_voice(request: Request) -> JSONResponse:
     except VoiceNameTaken:
         raise ApiError(ErrorKind.VOICE_NAME_EXISTS, f"The account already has a voice named {body.voice_name!r}.") from None
     except KeyError:
-        raise _missing() from None
+        raise missing_voice() from None
     return JSONResponse(changed.public())
 
 
@@ -175,21 +170,8 @@ async def delete_voice(request: Request) -> JSONResponse:
     services = services_of(request)
     voice = await owned_voice(services, account, request.path_params["voice_id"])
     if not await services.voices.delete(voice):
-        raise _missing()
+        raise missing_voice()
     return JSONResponse({"voice_id": voice.voice_id, "deleted": True})
-
-
-async def owned_voice(services: Services, account: Account, voice_id: str) -> Voice:
-    """The voice; 404 2005 when unknown or deleted, 403 2003 when another account's."""
-    voice = await services.voices.get(voice_id) if VOICE_ID.fullmatch(voice_id) else None
-    if voice is None:
-        raise _missing()
-    require_owner(account, voice.account_id, "voice")
-    return voice
-
-
-def _missing() -> ApiError:
-    return ApiError(ErrorKind.NOT_FOUND, "No such voice: the voice_id does not exist or was deleted.")
 
 
 ROUTES = [create_voice, list_voices, get_voice, update_voice, delete_voice]

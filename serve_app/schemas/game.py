@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
+from deployments.engines.translation.glossary import Glossary
+from deployments.localization import LocalizationJob, LocalizationOutcome
 
 MAX_TEXT_CHARS = 50_000
 MAX_TARGETS = 20
@@ -34,6 +36,19 @@ class LocalizationRequest(BaseModel):
     tone: Tone | None = None
     glossary_id: str | None = Field(None, description="Extension: a glossary of this account, applied to the target it covers.")
 
+    def to_engine_job(self, source_lang: str, target_langs: tuple[str, ...], glossary: Glossary | None) -> LocalizationJob:
+        """The localizer's job once the edge resolved the languages (only targets that need translating) and glossary."""
+        return LocalizationJob(
+            text=self.text,
+            source_lang=source_lang,
+            target_langs=target_langs,
+            content_type=self.content_type,
+            genre=self.genre,
+            tone=self.tone,
+            max_length=self.max_length,
+            glossary=glossary,
+        )
+
 
 class LocalizationResponse(BaseModel):
     original: str
@@ -50,3 +65,19 @@ class LocalizationResponse(BaseModel):
     fallback: list[str] = Field(
         default_factory=list, description="Extension: targets answered by a fallback engine after the routed one failed."
     )
+
+    @classmethod
+    def from_outcome(
+        cls, body: LocalizationRequest, outcome: LocalizationOutcome, requested: tuple[str, ...]
+    ) -> LocalizationResponse:
+        """Keys are the canonical ``requested`` codes; a target in the source language gets the text unchanged."""
+        return cls(
+            original=body.text,
+            translations={code: outcome.translations.get(code, body.text) for code in requested},
+            content_type=body.content_type,
+            genre=body.genre,
+            tone=body.tone,
+            shortened=list(outcome.shortened),
+            engines={code: outcome.engines[code] for code in requested if code in outcome.engines},
+            fallback=[code for code in requested if code in outcome.fallback],
+        )

@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
+from deployments.engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
+from deployments.engines.grammar.types import ISSUE_TYPES
 
 MAX_TEXT_CHARS = 50_000
 IssueTypeName = Literal["spelling", "grammar", "punctuation", "style", "wordiness"]
@@ -29,6 +31,18 @@ class GrammarCheckRequest(BaseModel):
     )
     domain: Literal["general", "academic", "business", "casual"] = "general"
 
+    def to_engine_request(self, lang: str | None) -> GrammarRequest:
+        """The engines' request; ``lang`` is the grammar language resolved by the edge (None: detect)."""
+        return GrammarRequest(
+            text=self.text,
+            lang=lang,
+            auto_correct=self.auto_correct,
+            check_types=frozenset(self.check_types or ISSUE_TYPES),
+            min_severity=self.severity,
+            disabled_rules=frozenset(self.disable_rules),
+            domain=self.domain,
+        )
+
 
 class GrammarIssue(BaseModel):
     type: IssueTypeName
@@ -48,6 +62,33 @@ class GrammarCheckResponse(BaseModel):
     issues_count: int
     lang: str
     quality_score: float = Field(description="0-100: 100·e^(−10·W/N), W = severity-weighted issues, N = words.")
+
+    @classmethod
+    def from_result(cls, text: str, result: GrammarResult) -> GrammarCheckResponse:
+        """The answer for ``text``: each issue with its wrong span; ``corrected`` only when something was found."""
+        issues = [
+            {
+                "type": i.type,
+                "offset": i.offset,
+                "length": i.length,
+                "wrong": text[i.offset : i.end],
+                "correct": i.replacements[0] if i.replacements else None,
+                "severity": i.severity,
+                "message": i.message,
+                "rule_id": i.rule_id,
+            }
+            for i in result.issues
+        ]
+        return cls.model_validate(
+            {
+                "original": text,
+                "corrected": result.corrected if issues else None,
+                "issues": issues,
+                "issues_count": len(issues),
+                "lang": result.lang,
+                "quality_score": result.quality_score,
+            }
+        )
 
 
 class RulesQuery(BaseModel):
@@ -79,3 +120,20 @@ class RulesResponse(BaseModel):
     rules: list[RuleRecord]
     total: int
     languages: list[GrammarLanguage] = Field(description="Every language POST /v1/grammar checks.")
+
+    @classmethod
+    def from_catalogue(cls, catalogue: Catalogue, lang: str | None, issue_type: str | None) -> RulesResponse:
+        """The rules checking ``lang`` (or its base language; None: any) of ``issue_type`` (None: any), and every language."""
+        rules = [
+            r
+            for r in catalogue.rules
+            if (lang is None or not r.languages or lang in r.languages or lang.split("-")[0] in r.languages)
+            and (issue_type is None or r.type == issue_type)
+        ]
+        return cls.model_validate(
+            {
+                "rules": [{**r.__dict__, "languages": list(r.languages)} for r in rules],
+                "total": len(rules),
+                "languages": [{**s.__dict__, "engines": list(s.engines)} for s in catalogue.languages],
+            }
+        )

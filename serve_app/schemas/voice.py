@@ -1,12 +1,10 @@
-"""Schemas of the voice endpoints (contract 2.2, 4.3–4.6) and of ``POST /v1/tts`` (4.7)."""
+"""Schemas of the voice endpoints (contract 2.2, 4.3–4.6); those of ``POST /v1/tts`` are in ``serve_app.schemas.tts``."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from core.specs.languages import LanguageCode
 
 VoiceStatus = Literal["processing", "ready", "failed"]
 Gender = Literal["male", "female", "unknown"]
@@ -80,43 +78,3 @@ class VoiceUpdate(BaseModel):
 class VoiceDeleted(BaseModel):
     voice_id: str
     deleted: bool
-
-
-Emotion = Literal["neutral", "happy", "excited", "sad", "angry", "calm", "fearful", "surprised"]
-
-
-class TtsRequest(BaseModel):
-    # A JSON body: numbers must be numbers (no `true` or `"1.0"` for speed), booleans booleans.
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    text: str = Field(min_length=1, description="At most 5,000 characters (413 3001 beyond).")
-    voice: str | None = Field(
-        None, max_length=100, description="A native voice id (GET /v1/tts/voices) or a ready cloned voice_id; default: lang's."
-    )
-    lang: LanguageCode | None = Field(None, description="Default: the voice's language (required without a voice).")
-    gender: Literal["female", "male"] = Field("female", description="Of the default voice, when no voice is given.")
-    emotion: Emotion = "neutral"
-    emotion_intensity: float = Field(0.5, ge=0.0, le=1.0)
-    speed: float = Field(1.0, ge=0.5, le=2.0)
-    output_format: Literal["mp3", "wav", "ogg", "flac", "pcm"] = "mp3"
-
-
-class NativeVoiceRecord(BaseModel):
-    voice_id: str
-    name: str
-    languages: list[str]
-    gender: str
-    engine: str
-    sample_rate: int
-
-
-class TtsVoicesQuery(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    lang: str | None = Field(None, min_length=2, max_length=16)
-
-
-class TtsVoices(BaseModel):
-    voices: list[NativeVoiceRecord]
-    total: int
-    languages: list[str] = Field(description="Every language some voice speaks.")

@@ -18,8 +18,9 @@ from serve_app.asgi import create_app
 from serve_app.schemas.game import LocalizationRequest
 from serve_app.schemas.glossary import GlossaryCreate, GlossaryUpdate
 from serve_app.schemas.grammar import GrammarCheckRequest
+from serve_app.schemas.tts import TtsRequest
 from serve_app.schemas.video import VideoTranslateParams
-from serve_app.schemas.voice import TtsRequest, VoiceCloneParams
+from serve_app.schemas.voice import VoiceCloneParams
 from serve_app.services import Services
 
 TTS = {"text": "Hello.", "lang": "en"}
