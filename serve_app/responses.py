@@ -60,6 +60,7 @@ def to_api_error(exc: BaseException) -> ApiError:
         return ApiError(ErrorKind.INVALID_PARAMETER, "The request is nested too deeply.")
     kind = kind_of(exc)
     if kind is ErrorKind.UNAVAILABLE or isinstance(exc, (BackPressureError, *UNREACHABLE, *REPLICA_GONE)):
+        log.warning("answered busy for %s: %.300s", type(exc).__name__, exc)
         return ApiError(ErrorKind.UNAVAILABLE, "Service busy; retry shortly.", headers={"Retry-After": RETRY_AFTER_BUSY})
     if kind is not None:
         return ApiError(kind, client_message(exc, kind))
