@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Kinds of protected span.
-PLACEHOLDER = "placeholder"  # format fields: {0} {{var}} %s %1$s
+PLACEHOLDER = "placeholder"  # format fields: {0} {{var}} %s %1$s $t(key) [player_name] &amp; {/b}
 OPEN = "open"  # an opening tag with a matching close: <b> [color=red]
 CLOSE = "close"  # its closing tag: </b> [/color]
 TAG = "tag"  # a tag without a partner: <br/> <sprite=3> a stray </i>
@@ -49,6 +49,10 @@ _SPAN_PATTERN = re.compile(
             r"|%\{[A-Za-z0-9_]{1,64}\}"  # %{var}
             r"|%\([A-Za-z0-9_]{1,64}\)[-+0#]*\d*(?:\.\d+)?[diouxXeEfFgGcrs]"  # %(name)s
             r"|\{[A-Za-z0-9_.\-]{0,64}(?::[^{}\n]{0,32})?\}"  # {0} {name} {0:N2}
+            r"|\{/?[a-z]+=[^{}\n]{1,32}\}|\{/[a-z]+\}"  # Ren'Py text tags: {color=#f00} {size=+2} {/b}
+            r"|\$t\([A-Za-z0-9_.:\-]{1,64}(?:,\s*\{[^{}\n]{0,64}\})?\)"  # i18next nesting: $t(key)
+            r"|\[[A-Za-z_][\w]*(?:[._][\w]+)+\]"  # Ren'Py interpolation with _ or .: [player_name] [p.name]
+            r"|&(?:[A-Za-z]{2,8}|#\d{1,7}|#[xX][0-9A-Fa-f]{1,6});"  # HTML entities: &amp; &#160; &#x2014;
             rf"|%%|{_PRINTF})",
             r"(?P<tag></?[A-Za-z][\w:.\-]*(?:\s*=\s*[^<>\n]*|\s+[^<>\n]*)?/?>"  # <b> <color=#f00> </b>
             r"|\[/?(?i:b|i|u|s|color|size|font|url|img|quote|code|center|left|right|sup|sub"

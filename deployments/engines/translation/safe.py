@@ -25,6 +25,7 @@ from deployments.engines.errors import (
     InvalidInput,
     UnsupportedLanguage,
 )
+from deployments.engines.translation import icu
 from deployments.engines.translation.base import (
     TranslationRequest,
     TranslationResult,
@@ -116,6 +117,29 @@ class SafeTranslator:
         request: TranslationRequest,
         glossary: Glossary | None = None,
         chain: Sequence[TranslatorEngine] | None = None,
+    ) -> TranslationResult:
+        """Translate; a segment holding ICU plural/select arguments goes out as its variants and comes back whole."""
+        plans = [icu.plan(text) for text in request.texts]
+        if not any(plans):
+            return self._translate(request, glossary, chain)
+        units: list[str] = []
+        slices: list[tuple[int, int]] = []
+        for text, message in zip(request.texts, plans, strict=True):
+            variants = message.leaves if message else (text,)
+            slices.append((len(units), len(units) + len(variants)))
+            units.extend(variants)
+        result = self._translate(replace(request, texts=tuple(units)), glossary, chain)
+        texts = tuple(
+            message.render(result.texts[start:end]) if message else result.texts[start]
+            for message, (start, end) in zip(plans, slices, strict=True)
+        )
+        return replace(result, texts=texts)
+
+    def _translate(
+        self,
+        request: TranslationRequest,
+        glossary: Glossary | None,
+        chain: Sequence[TranslatorEngine] | None,
     ) -> TranslationResult:
         """Translate with every protected span and glossary term guaranteed in the output.
 
