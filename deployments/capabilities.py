@@ -32,6 +32,8 @@ class Capabilities:
         speech_languages: languages speech recognition can transcribe.
         ocr_languages: languages image OCR can read.
         document_languages: languages document-format translation handles.
+        withheld_pairs: pairs an engine could translate but the routing table does not offer,
+            with why: ``(best engine, its chrF or None when unmeasured, the floor)``.
     """
 
     translation_pairs: frozenset[tuple[str, str]] = frozenset()
@@ -39,12 +41,26 @@ class Capabilities:
     speech_languages: frozenset[str] = frozenset()
     ocr_languages: frozenset[str] = frozenset()
     document_languages: frozenset[str] = frozenset()
+    withheld_pairs: dict[tuple[str, str], tuple[str, float | None, float]] = dataclasses.field(default_factory=dict)
 
     def merge(self, other: Capabilities) -> Capabilities:
         return Capabilities(**{f.name: getattr(self, f.name) | getattr(other, f.name) for f in dataclasses.fields(self)})
 
     def translates(self, source: str, target: str) -> bool:
         return translates(self.translation_pairs, source, target)
+
+    def refusal(self, source: str, target: str) -> str:
+        """Why ``source`` → ``target`` is refused, with the pair's measured quality when it has one."""
+        withheld = self.withheld_pairs.get((source, target))
+        if withheld is None:
+            return f"Translation {source} → {target} is not available on this service."
+        engine, chrf, floor = withheld
+        if chrf is None:
+            return f"Translation {source} → {target} is not offered: its quality has not been measured yet."
+        return (
+            f"Translation {source} → {target} is not offered: its best measured quality is chrF {chrf:.1f} ({engine}), "
+            f"below this service's floor of chrF {floor:.1f}."
+        )
 
     @property
     def translation_languages(self) -> frozenset[str]:

@@ -59,7 +59,9 @@ class Translator:
 
     def capabilities(self) -> Capabilities:
         formality = frozenset().union(*(e.supports_formality() for e in self.engines))
-        return Capabilities(translation_pairs=self.router.pairs(), formality_targets=formality)
+        return Capabilities(
+            translation_pairs=self.router.pairs(), formality_targets=formality, withheld_pairs=self.router.withheld()
+        )
 
     def describe(self) -> dict[str, Any]:
         """Engines, routes and fallback counters (for operators and benchmarks)."""

@@ -35,8 +35,9 @@ async def with_canonical_languages(services: Services, body: GlossaryCreate) -> 
         target = services.catalog.canonical(body.target_lang)
     except UnknownLanguage as exc:
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Unsupported language code {exc.args[0]!r}.") from None
-    if (source, target) not in (await services.capabilities.get()).translation_pairs:
-        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Translation {source} → {target} is not available on this service.")
+    caps = await services.capabilities.get()
+    if (source, target) not in caps.translation_pairs:
+        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, caps.refusal(source, target))
     return body.model_copy(update={"source_lang": source, "target_lang": target})
 
 

@@ -91,6 +91,8 @@ async def _source(services: Services, body: LocalizationRequest, targets: tuple[
         raise _unsupported(f"source_lang {body.source_lang!r} is not a supported language code.") from None
     caps = await services.capabilities.get()
     missing = [t for t in targets if not caps.translates(source, t)]
+    if len(missing) == 1:
+        raise _unsupported(caps.refusal(source, missing[0]))
     if missing:
         raise _unsupported(f"Translation {source} → {', '.join(missing)} is not available on this service.")
     return source

@@ -132,7 +132,7 @@ async def _check_pair(services: Services, source: str | None, target: str) -> No
     if source is not None and source not in caps.speech_languages:
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Speech recognition of {source} is not available on this service.")
     if source is not None and not caps.translates(source, target):
-        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Translation {source} → {target} is not available on this service.")
+        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, caps.refusal(source, target))
     if source is None and not any(t == target for _s, t in caps.translation_pairs):
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"No language can be translated into {target} on this service.")
 

@@ -98,6 +98,19 @@ class Router:
                 offered.add((source, target))
         return frozenset(offered)
 
+    def withheld(self) -> dict[tuple[str, str], tuple[str, float | None, float]]:
+        """Pairs an engine serves that are not offered: ``(best engine, its chrF or None, floor)``."""
+        if self.table is None:
+            return {}
+        withheld = {}
+        for source, target in frozenset().union(*(e.pairs() for e in self.engines)) - self._pairs:
+            scores = self.table.scores_for(source, target)
+            serving = [e.name for e in self.engines if (source, target) in e.pairs()]
+            measured = [(scores[name], name) for name in serving if name in scores]
+            best_score, best = max(measured) if measured else (None, serving[0])
+            withheld[(source, target)] = (best, best_score, self.table.floor)
+        return withheld
+
     def table_rows(self) -> list[dict[str, Any]]:
         """Pair, engine and score of every offered pair, for docs and ``describe()``."""
         rows = []

@@ -112,3 +112,17 @@ def test_a_table_file_round_trips(tmp_path) -> None:
     table = RoutingTable.load(path)
     assert table.floor == 45 and table.scores_for("en", "de") == {"llm": 50.5}
     assert RoutingTable.load(path, floor=60).floor == 60
+
+
+def test_withheld_pairs_carry_their_best_measured_quality() -> None:
+    from deployments.capabilities import Capabilities
+
+    router = Router(engines(), TABLE)
+    withheld = router.withheld()
+    assert withheld == {("en", "ja"): ("llm", 21.0, 40.0), ("en", "ko"): ("llm", None, 40.0)}
+    assert not set(withheld) & router.pairs()
+    caps = Capabilities(translation_pairs=router.pairs()).merge(Capabilities(withheld_pairs=withheld))
+    assert "chrF 21.0 (llm)" in caps.refusal("en", "ja") and "floor of chrF 40.0" in caps.refusal("en", "ja")
+    assert "not been measured" in caps.refusal("en", "ko")
+    assert caps.refusal("en", "xx").endswith("is not available on this service.")
+    assert Router(engines()).withheld() == {}  # without a table every pair an engine serves is offered
