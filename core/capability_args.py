@@ -36,6 +36,22 @@ class EngineSpec(BaseModel):
         return data
 
 
+class PivotSpec(BaseModel):
+    """A pivot route: ``first`` translates into ``via``, ``second`` from ``via`` into one of ``targets``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    via: str = Field(min_length=2, description="The pivot language (API code).")
+    first: str = Field(description="Engine (one of the translator's) for source → via.")
+    second: str = Field(description="Engine (one of the translator's) for via → target.")
+    targets: list[str] = Field(min_length=1, description="Target languages this route may serve.")
+
+    @property
+    def name(self) -> str:
+        """The engine name the routing table scores it under (``llm>sv>apertium``)."""
+        return f"{self.first}>{self.via}>{self.second}"
+
+
 class TranslatorArgs(BaseModel):
     """The translator's engines and how pairs are routed among them (docs/translation-routing.md).
 
@@ -49,6 +65,18 @@ class TranslatorArgs(BaseModel):
     engines: list[EngineSpec] = Field(min_length=1)
     routing: str | None = Field(None, description="Routing table (YAML) written by loadtests/score_engines.py.")
     floor: float | None = Field(None, ge=0, le=100, description="chrF floor; default: the table's own.")
+    pivots: list[PivotSpec] = Field(
+        default_factory=list, description="Routes through a third language; offered only where the table scores them."
+    )
+
+    @model_validator(mode="after")
+    def _pivot_legs_exist(self) -> TranslatorArgs:
+        names = {spec.engine for spec in self.engines}
+        for pivot in self.pivots:
+            missing = {pivot.first, pivot.second} - names
+            if missing:
+                raise ValueError(f"pivot {pivot.name}: {', '.join(sorted(missing))} is not one of the translator's engines")
+        return self
 
     @model_validator(mode="before")
     @classmethod

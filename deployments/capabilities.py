@@ -32,6 +32,7 @@ class Capabilities:
         speech_languages: languages speech recognition can transcribe.
         ocr_languages: languages image OCR can read.
         document_languages: languages document-format translation handles.
+        pair_routes: offered pairs → (the engine that serves them first, its measured chrF or None).
         withheld_pairs: pairs an engine could translate but the routing table does not offer,
             with why: ``(best engine, its chrF or None when unmeasured, the floor)``.
     """
@@ -41,6 +42,7 @@ class Capabilities:
     speech_languages: frozenset[str] = frozenset()
     ocr_languages: frozenset[str] = frozenset()
     document_languages: frozenset[str] = frozenset()
+    pair_routes: dict[tuple[str, str], tuple[str, float | None]] = dataclasses.field(default_factory=dict)
     withheld_pairs: dict[tuple[str, str], tuple[str, float | None, float]] = dataclasses.field(default_factory=dict)
 
     def merge(self, other: Capabilities) -> Capabilities:

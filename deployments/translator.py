@@ -13,6 +13,7 @@ from deployments.capabilities import Capabilities
 from deployments.engines.errors import UnsupportedLanguage
 from deployments.engines.registry import start_engine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
+from deployments.engines.translation.pivot import PivotTranslator
 from deployments.engines.translation.routing import Router, RoutingTable
 from deployments.engines.translation.safe import SafeTranslator
 
@@ -27,6 +28,8 @@ class Translator:
         try:
             for engine_spec in args.engines:
                 self.engines.append(start_engine(engine_spec.engine, engine_spec.options, TranslatorEngine))
+            by_name = {engine.name: engine for engine in self.engines}
+            self.engines += [PivotTranslator(by_name[p.first], by_name[p.second], p.via, p.targets) for p in args.pivots]
         except Exception:
             self._shutdown()
             raise
@@ -60,7 +63,10 @@ class Translator:
     def capabilities(self) -> Capabilities:
         formality = frozenset().union(*(e.supports_formality() for e in self.engines))
         return Capabilities(
-            translation_pairs=self.router.pairs(), formality_targets=formality, withheld_pairs=self.router.withheld()
+            translation_pairs=self.router.pairs(),
+            formality_targets=formality,
+            pair_routes={(r["source"], r["target"]): (r["engine"], r["chrf"]) for r in self.router.table_rows()},
+            withheld_pairs=self.router.withheld(),
         )
 
     def describe(self) -> dict[str, Any]:

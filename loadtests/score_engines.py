@@ -2,6 +2,7 @@
 
     .venv/bin/python loadtests/score_engines.py                # all engines, all pairs
     .venv/bin/python loadtests/score_engines.py --engines llm --pairs en-de,de-en --merge
+    .venv/bin/python loadtests/score_engines.py --engines pivots --merge   # the pivot routes of configs/local.yaml
 
 The development set is ``configs/devset``: 44 English game and subtitle
 strings (``en.tsv``: id, category, text) and a reference translation of each
@@ -23,6 +24,7 @@ keeps the table and scores only what it lacks.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import sys
 import time
@@ -37,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from deployments.engines.registry import start_engine  # noqa: E402
 from deployments.engines.translation.base import TranslationRequest, TranslatorEngine  # noqa: E402
+from deployments.engines.translation.pivot import PivotTranslator  # noqa: E402
 from deployments.engines.translation.routing import DEFAULT_FLOOR  # noqa: E402
 from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
@@ -71,12 +74,36 @@ def chrf(hypotheses: list[str], references: list[str]) -> float:
     return round(float(sacrebleu.corpus_chrf(hypotheses, [references]).score), 1)
 
 
-def engine_specs(names: list[str]) -> list[dict[str, Any]]:
-    """The translator engines of configs/local.yaml, in its order, filtered by name."""
+def translator_args() -> dict[str, Any]:
+    """The ``translator:`` section of configs/local.yaml."""
     config = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text(encoding="utf-8"))
     app = next(a for a in config["applications"] if a["import_path"] == "serve_app.app:build_app")
-    specs = app["args"]["translator"]["engines"]
-    return [s for s in specs if s["engine"] in names]
+    args: dict[str, Any] = app["args"]["translator"]
+    return args
+
+
+def engine_specs(names: list[str]) -> list[dict[str, Any]]:
+    """The translator engines of configs/local.yaml, in its order, filtered by name."""
+    return [s for s in translator_args()["engines"] if s["engine"] in names]
+
+
+def score_pivots(devset: dict[str, list[str]], wanted: set[str] | None, skip: Callable[[str], set[str]], save: Any) -> None:
+    """Every pivot route of configs/local.yaml on the devset pairs it serves (with English, when a leg is the LLM)."""
+    pivots = translator_args().get("pivots") or []
+    legs = {name for p in pivots for name in (p["first"], p["second"])}
+    specs = {s["engine"]: s for s in engine_specs(sorted(legs))}
+    with local_llm_server() if "llm" in legs else contextlib.nullcontext("") as base_url:
+        engines = {}
+        for name, spec in specs.items():
+            options = {**spec.get("options", {}), "base_url": base_url} if name == "llm" else spec.get("options")
+            engines[name] = start_engine(name, options, TranslatorEngine)
+        for p in pivots:
+            pivot = PivotTranslator(engines[p["first"]], engines[p["second"]], p["via"], p["targets"])
+            done = skip(pivot.name)
+            pairs = [pair for pair in pairs_to_score(pivot, sorted(devset), wanted, False) if "-".join(pair) not in done]
+            score_engine(pivot, devset, pairs, save(pivot.name))
+        for engine in engines.values():
+            engine.shutdown()
 
 
 def pairs_to_score(
@@ -88,7 +115,7 @@ def pairs_to_score(
             continue
         if wanted is not None and f"{source}-{target}" not in wanted:
             continue
-        if engine.name == "llm" and not llm_all and "en" not in (source, target):
+        if "llm" in engine.name.split(">") and not llm_all and "en" not in (source, target):
             continue
         out.append((source, target))
     return out
@@ -209,6 +236,8 @@ def main(argv: list[str] | None = None) -> None:
 
     if not options.merge and ROUTING.exists():
         ROUTING.unlink()
+    if "pivots" in options.engines.split(","):
+        score_pivots(devset, wanted, done_pairs if options.merge else lambda name: set(), save)
     for spec in engine_specs(options.engines.split(",")):
         name = spec["engine"]
         skip = done_pairs(name) if options.merge else set()

@@ -112,9 +112,17 @@ class Catalog:
         if source:
             src = self.primary(source)
             reachable = {primary(t) for s, t in caps.translation_pairs if s == src}
-            rows = [r for r in rows if r["code"] in reachable]
+            rows = [_with_route(r, caps, (src, r["code"])) for r in rows if r["code"] in reachable]
         if target:
             tgt = self.canonical(target)
             origins = {s for s, t in caps.translation_pairs if t == tgt}
-            rows = [r for r in rows if r["code"] in origins]
+            rows = [_with_route(r, caps, (r["code"], tgt)) for r in rows if r["code"] in origins]
         return rows
+
+
+def _with_route(row: dict[str, Any], caps: Capabilities, pair: tuple[str, str]) -> dict[str, Any]:
+    """``row`` with the engine serving ``pair`` and its measured chrF (extension), when the translator reports one."""
+    route = caps.pair_routes.get(pair)
+    if route is None:
+        return row
+    return {**row, "route": {"engine": route[0], "chrf": route[1]}}

@@ -22,6 +22,11 @@ class LanguagesQuery(BaseModel):
     target: LanguageCode | None = Field(None, description="Languages that can be translated into this one.")
 
 
+class PairRoute(BaseModel):
+    engine: str = Field(description="The engine that translates the pair first (a pivot route reads `llm>sv>apertium`).")
+    chrf: float | None = Field(description="Its chrF on the project's development set (docs/translation-scores.md).")
+
+
 class LanguageRecord(BaseModel):
     code: str = Field(description="ISO 639-1 two-letter lowercase code")
     name: str = Field(description="Name in the language's own script")
@@ -32,6 +37,9 @@ class LanguageRecord(BaseModel):
     supports_ocr: bool
     supports_document: bool
     variants: list[str] | None = Field(None, description="Regional variants usable as targets (extension).")
+    route: PairRoute | None = Field(
+        None, description="With `source` or `target`: how that pair is translated and its measured quality (extension)."
+    )
 
 
 class LanguageList(BaseModel):

@@ -133,3 +133,15 @@ def test_unknown_codes(catalog: Catalog, bad: str) -> None:
 )
 def test_translates_served_pairs_and_the_same_language(source: str, target: str, expected: bool) -> None:
     assert CAPS.translates(source, target) is expected
+
+
+def test_source_and_target_answers_carry_each_pairs_route(catalog: Catalog) -> None:
+    caps = Capabilities(
+        translation_pairs=frozenset({("en", "es"), ("en", "no"), ("no", "en")}),
+        pair_routes={("en", "es"): ("llm", 61.2), ("en", "no"): ("llm>sv>apertium", 41.3)},
+    )
+    rows = {r["code"]: r for r in catalog.query(caps, source="en")}
+    assert rows["es"]["route"] == {"engine": "llm", "chrf": 61.2}
+    assert rows["no"]["route"] == {"engine": "llm>sv>apertium", "chrf": 41.3}
+    assert "route" not in next(r for r in catalog.query(caps, target="en") if r["code"] == "no")  # no route reported
+    assert all("route" not in r for r in catalog.query(caps))  # only with source or target
