@@ -27,8 +27,6 @@ PROJECT_RELATIVE = _ProjectRelative()
 
 #: A file or folder; relative values are taken from the project root (``EngineOptions.resolved``).
 ProjectPath = Annotated[str, PROJECT_RELATIVE]
-#: The same, optional.
-OptionalProjectPath = Annotated[str | None, PROJECT_RELATIVE]
 
 
 class OptionsError(ValueError):
