@@ -18,7 +18,6 @@ its bytes.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import hashlib
 import json
@@ -30,6 +29,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from core import caps, keys
+from core.cursors import decode_cursor, encode_cursor
 from core.errors import ApiError, ErrorKind
 from deployments.engines.translation.glossary import Glossary
 
@@ -183,22 +183,6 @@ class GlossaryPage:
     records: list[dict[str, Any]]
     total: int
     next_cursor: str | None
-
-
-def encode_cursor(created: float, glossary_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{created!r}|{glossary_id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[float, str]:
-    """The (created, glossary_id) a cursor points after; ValueError when it is not one of ours."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        created, sep, glossary_id = raw.partition("|")
-        if not sep:
-            raise ValueError(raw)
-        return float(created), glossary_id
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError("cursor is not one this service issued") from exc
 
 
 class GlossaryStore:

@@ -23,7 +23,6 @@ States (contract 3.2)::
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import json
 import time
@@ -34,6 +33,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from core import keys
+from core.cursors import decode_cursor, encode_cursor
 from core.tasks.model import iso
 
 PROCESSING, READY, FAILED = "processing", "ready", "failed"
@@ -178,20 +178,6 @@ class VoicePage:
     voices: list[Voice]
     total: int
     next_cursor: str | None
-
-
-def encode_cursor(created_at: float, voice_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{created_at!r}|{voice_id}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[float, str]:
-    """The (created_at, voice_id) a cursor points after; ValueError when it is not one of ours."""
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        created, _, voice_id = raw.partition("|")
-        return float(created), voice_id
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ValueError("cursor is not one this service issued") from exc
 
 
 class VoiceStore:
