@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-
-def primary(code: str) -> str:
-    """``pt-BR`` → ``pt``: the language of a (possibly regional) API code."""
-    return code.split("-")[0]
+from deployments.engines.translation.languages import primary
 
 
 def translates(pairs: frozenset[tuple[str, str]], source: str, target: str) -> bool:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
-from deployments.capabilities import primary, translates
+from deployments.capabilities import translates
 from deployments.engines.asr.audio import SAMPLE_RATE, load_audio
 from deployments.engines.asr.types import Transcript
 from deployments.engines.diarization.assign import assign_speakers
@@ -30,6 +30,7 @@ from deployments.engines.media.ffmpeg import burn_subtitles, extract_audio, reso
 from deployments.engines.media.probe import MediaInfo, probe, validate
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
+from deployments.engines.translation.languages import primary
 from pipelines.dubbing.dubber import DubbingDeps, DubRequest, dub
 from pipelines.dubbing.lines import DubLine, display_names, dub_lines
 from pipelines.dubbing.voices import Speaker

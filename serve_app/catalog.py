@@ -22,7 +22,8 @@ from typing import Any
 
 import yaml
 
-from deployments.capabilities import Capabilities, primary
+from deployments.capabilities import Capabilities
+from deployments.engines.translation.languages import primary
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "configs" / "languages.yaml"
 

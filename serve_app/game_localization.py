@@ -18,8 +18,8 @@ from typing import Any
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.glossaries import to_engine_glossary
-from deployments.capabilities import primary
 from deployments.engines.translation.glossary import Glossary
+from deployments.engines.translation.languages import primary
 from deployments.localization import LocalizationJob, LocalizationOutcome
 from serve_app.auth import require_owner
 from serve_app.bodies import parse_model

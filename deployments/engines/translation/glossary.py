@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from deployments.engines.translation.languages import primary
 from deployments.engines.translation.markup import GLOSSARY, Span
 
 # Scripts written without spaces between words, and Hangul, whose particles
@@ -26,10 +27,6 @@ _UNSPACED = re.compile(
     "[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf"
     "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
 )
-
-
-def _primary(code: str) -> str:
-    return code.split("-")[0]
 
 
 @dataclass(frozen=True)
@@ -66,9 +63,9 @@ class Glossary:
 
     def applies_to(self, source_lang: str, target_lang: str) -> bool:
         """True when this glossary is meant for a request between these languages."""
-        if _primary(source_lang) != _primary(self.source_lang):
+        if primary(source_lang) != primary(self.source_lang):
             return False
-        return target_lang == self.target_lang or _primary(target_lang) == self.target_lang
+        return target_lang == self.target_lang or primary(target_lang) == self.target_lang
 
     def matches(self, text: str) -> list[Span]:
         """Glossary spans in ``text``, leftmost first, longest term first at one position."""

@@ -21,10 +21,7 @@ from deployments.engines.translation.base import (
     TranslationResult,
     TranslatorEngine,
 )
-
-
-def primary(code: str) -> str:
-    return code.split("-")[0]
+from deployments.engines.translation.languages import primary
 
 
 class PivotTranslator(TranslatorEngine):
