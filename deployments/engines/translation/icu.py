@@ -9,6 +9,13 @@ translations back as one message whose branches hold whole sentences (the
 shape ICU and FormatJS recommend: a translator's word order may differ per
 branch). ``#`` travels as a placeholder the safety layer keeps exactly once.
 Simple arguments (``{name}``) stay in the text, protected as placeholders.
+Given the target language, a plural gains the categories that language
+needs and the source lacks (Russian ``few`` and ``many`` for an English
+``one``/``other``; ``plural_categories.py``): the added branch is the
+``other`` branch with a sample count in place of ``#`` ("You have 2 coins"),
+so the translation comes back in that category's form, and the count is
+turned back into ``#``; when it does not come back exactly once the branch
+repeats the translated ``other``.
 A segment that is not well-formed ICU, or whose variants would exceed
 ``MAX_VARIANTS``, is translated as plain text.
 """
@@ -18,6 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from deployments.engines.translation import plural_categories
 
 MAX_VARIANTS = 32
 _COMPLEX = re.compile(r"\{\s*([A-Za-z_][\w.]*)\s*,\s*(plural|selectordinal|select)\s*,")
@@ -116,6 +125,8 @@ class _Choice:
     depth: int
     plural: bool
     cases: tuple[tuple[str, _Node], ...]
+    #: Added categories → the sample count their variants carry instead of ``#``.
+    added: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,16 +155,27 @@ def _render(node: _Node, translations: Sequence[str]) -> str:
     if isinstance(node, _Leaf):
         return translations[node.index]
     branches = []
+    rendered = {}
     for selector, child in node.cases:
         text = _render(child, translations)
         if node.plural:
             text = text.replace(_hash_token(node.depth), "#")
+        rendered[selector] = text
+    samples = dict(node.added)
+    for selector in _in_cldr_order([name for name, _ in node.cases]):
+        text = rendered[selector]
+        if selector in samples:
+            count = re.findall(rf"(?<!\d){samples[selector]}(?!\d)", text)
+            text = re.sub(rf"(?<!\d){samples[selector]}(?!\d)", "#", text) if len(count) == 1 else rendered["other"]
         branches.append(f"{selector}{{{text}}}")
     return "{" + node.head + " ".join(branches) + "}"
 
 
-def plan(text: str) -> MessagePlan | None:
-    """The variants of ``text`` when it holds plural/select arguments; None for plain text or malformed ICU."""
+def plan(text: str, target: str | None = None) -> MessagePlan | None:
+    """The variants of ``text`` when it holds plural/select arguments; None for plain text or malformed ICU.
+
+    With ``target``, plurals gain the target language's missing categories.
+    """
     if not _COMPLEX.search(text):
         return None
     try:
@@ -161,13 +183,13 @@ def plan(text: str) -> MessagePlan | None:
     except _Malformed:
         return None
     leaves: list[str] = []
-    root = _expand(tuple(parts), leaves, 0)
+    root = _expand(tuple(parts), leaves, 0, target)
     if root is None or len(leaves) > MAX_VARIANTS:
         return None
     return MessagePlan(tuple(leaves), root)
 
 
-def _expand(parts: tuple[str | Argument, ...], leaves: list[str], depth: int) -> _Node | None:
+def _expand(parts: tuple[str | Argument, ...], leaves: list[str], depth: int, target: str | None = None) -> _Node | None:
     """The first argument (leftmost) becomes a choice; each branch is the message with it fixed."""
     if len(leaves) > MAX_VARIANTS:
         return None
@@ -178,15 +200,40 @@ def _expand(parts: tuple[str | Argument, ...], leaves: list[str], depth: int) ->
     argument = parts[position]
     assert isinstance(argument, Argument)
     cases = []
-    for selector, body in argument.cases:
-        inlined = tuple(_hash(p, depth) if argument.plural and isinstance(p, str) else p for p in body)
-        child = _expand(parts[:position] + inlined + parts[position + 1 :], leaves, depth + 1)
+    added = _added_categories(argument, target)
+    other = dict(argument.cases)["other"]
+    for selector, body, sample in [*((s, b, None) for s, b in argument.cases), *((s, other, n) for s, n in added)]:
+        hashed = _hash_token(depth) if sample is None else str(sample)
+        inlined = tuple(_hash(p, hashed) if argument.plural and isinstance(p, str) else p for p in body)
+        if sample is not None:  # the count written as its own argument (``{count} coins``) shows the sample too
+            name = argument.head.split(",", 1)[0].strip()
+            inlined = tuple(re.sub(rf"\{{\s*{re.escape(name)}\s*\}}", hashed, p) if isinstance(p, str) else p for p in inlined)
+        child = _expand(parts[:position] + inlined + parts[position + 1 :], leaves, depth + 1, target)
         if child is None:
             return None
         cases.append((selector, child))
-    return _Choice(argument.head, depth, argument.plural, tuple(cases))
+    return _Choice(argument.head, depth, argument.plural, tuple(cases), tuple(added))
 
 
-def _hash(literal: str, depth: int) -> str:
-    """``#`` of this plural as its placeholder token (an escaped ``'#'`` stays text)."""
-    return re.sub(r"(?<!')#(?!')", _hash_token(depth), literal)
+def _in_cldr_order(selectors: list[str]) -> list[str]:
+    """Exact matches (``=0``) as the source has them, then categories in CLDR order, ``other`` last."""
+    rank = {name: i for i, name in enumerate(plural_categories.ORDER)}
+    return sorted(selectors, key=lambda s: (0, 0) if s.startswith("=") else (1, rank.get(s, len(rank) - 1)))
+
+
+def _added_categories(argument: Argument, target: str | None) -> list[tuple[str, int]]:
+    """The target's plural categories the argument lacks, each with its sample count (none for ``select``)."""
+    if target is None or not argument.plural:
+        return []
+    ordinal = "selectordinal" in argument.head
+    offset = re.search(r"offset:\s*(\d+)", argument.head)
+    if offset:  # ``#`` shows the count minus the offset: samples would mislead
+        return []
+    selectors = {name for name, _ in argument.cases}
+    needed = plural_categories.missing(target, selectors, ordinal)
+    return [(category, n) for category, n in needed.items() if category != "other"]
+
+
+def _hash(literal: str, replacement: str) -> str:
+    """``#`` of this plural as its placeholder token or sample count (an escaped ``'#'`` stays text)."""
+    return re.sub(r"(?<!')#(?!')", replacement, literal)

@@ -119,7 +119,7 @@ class SafeTranslator:
         chain: Sequence[TranslatorEngine] | None = None,
     ) -> TranslationResult:
         """Translate; a segment holding ICU plural/select arguments goes out as its variants and comes back whole."""
-        plans = [icu.plan(text) for text in request.texts]
+        plans = [icu.plan(text, request.target_lang) for text in request.texts]
         if not any(plans):
             return self._translate(request, glossary, chain)
         units: list[str] = []

@@ -17,6 +17,7 @@ go through the key path the Translator uses.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -29,6 +30,8 @@ import httpx
 import pytest
 
 from deployments.engines.llm.service_key import ENV_VAR, bearer_header
+from deployments.engines.translation.apertium import ApertiumEngine
+from deployments.engines.translation.llm import LLMEngine
 from loadtests.llm_process import ensure_service_key
 from tests.integration.llm.llm_fakes import Handler, Loopback, free_port
 from tests.support.llm_models import smollm2_gguf
@@ -52,6 +55,38 @@ def loopback() -> Iterator[Callable[[Handler], Loopback]]:
     yield make
     for server in servers:
         server.close()
+
+
+#: Model id the loopback fakes serve.
+STUB_MODEL = "stub"
+
+
+@pytest.fixture
+def stub_engines() -> Iterator[Callable[..., LLMEngine]]:
+    """Factory for started engines of a loopback server (model ``stub``, no retries unless asked); all shut down."""
+    started: list[LLMEngine] = []
+
+    def make(url: str, **options: object) -> LLMEngine:
+        engine = LLMEngine(**{"base_url": url, "model": STUB_MODEL, "max_retries": 0, **options})  # type: ignore[arg-type]
+        engine.start()
+        started.append(engine)
+        return engine
+
+    yield make
+    for engine in started:
+        engine.shutdown()
+
+
+@pytest.fixture(scope="session")
+def apertium() -> ApertiumEngine:
+    """A started Apertium engine with its en->es mode; skips where either is absent."""
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium is not installed")
+    engine = ApertiumEngine()
+    engine.start()
+    if ("en", "es") not in engine.pairs():
+        pytest.skip("apertium en->es is not installed")
+    return engine
 
 
 # --------------------------------------------------------------------------

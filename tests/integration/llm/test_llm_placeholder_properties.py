@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -232,18 +231,6 @@ def test_every_span_survives_a_sloppy_llm_through_repair(loopback: Make) -> None
 #: 200 strings in all. A small batch and a short answer keep each CPU-bound call to a few seconds.
 REAL_EXAMPLES = 4
 REAL_STRINGS = 50
-
-
-@pytest.fixture(scope="module")
-def apertium() -> ApertiumEngine:
-    """A started Apertium engine; skips where it or its en->es mode is absent."""
-    if shutil.which("apertium") is None:
-        pytest.skip("apertium is not installed")
-    engine = ApertiumEngine()
-    engine.start()
-    if ("en", "es") not in engine.pairs():
-        pytest.skip("apertium en->es is not installed")
-    return engine
 
 
 @pytest.fixture

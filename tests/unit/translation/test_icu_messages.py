@@ -11,16 +11,8 @@ from deployments.engines.translation.base import TranslationRequest
 from deployments.engines.translation.icu import MAX_VARIANTS, plan
 from deployments.engines.translation.markup import find_spans
 from deployments.engines.translation.safe import SafeTranslator
+from tests.support.game_strings import COINS, NESTED, ORDINAL, SYNTAXES, shape
 from tests.unit.translation.translation_support import WordEngine
-
-COINS = "You have {count, plural, =0{no coins} one{# coin} other{{count} coins}} left."
-NESTED = "{gender, select, male{He} female{She} other{They}} found {n, plural, one{# sword} other{# swords}}."
-ORDINAL = "You finished {place, selectordinal, one{#st} two{#nd} few{#rd} other{#th}} in the race."
-
-
-def shape(message: str) -> list[str]:
-    """Argument heads and selectors in order of appearance (what translation must keep)."""
-    return re.findall(r"\{\s*\w+\s*,\s*(?:plural|selectordinal|select)\s*,|(?:=\d+|\b\w+)\{", message)
 
 
 def test_plain_text_and_broken_icu_are_left_to_the_placeholder_layer() -> None:
@@ -44,6 +36,46 @@ def test_nested_arguments_expand_to_every_combination() -> None:
     rendered = message.render(message.leaves)
     assert rendered.startswith("{gender, select, male{{n, plural, one{He found # sword.}")
     assert rendered.count("#") == 6 and plan(rendered) is not None
+
+
+def selectors(message: str) -> list[str]:
+    """Branch selectors of a message, in order."""
+    return re.findall(r"(=\d+|\b[a-z]+)\{", message)
+
+
+def test_target_plural_categories_are_added_with_a_sample_count() -> None:
+    message = plan(COINS, "ru")
+    assert message is not None
+    # Russian needs few (2) and many (5) besides one and other: shown with a sample count in place of `#`.
+    assert message.leaves[3:] == ("You have 2 coins left.", "You have 5 coins left.")
+    russian = ["Монет нет.", "У вас {icu_count_0} монета.", "У вас {count} монет.", "У вас 2 монеты.", "У вас 5 монет."]
+    rendered = message.render(russian)
+    assert selectors(rendered) == ["=0", "one", "few", "many", "other"]  # CLDR order, other last
+    assert "few{У вас # монеты.}" in rendered and "many{У вас # монет.}" in rendered
+    assert plan(rendered) is not None
+
+
+def test_an_added_branch_whose_count_is_lost_repeats_other() -> None:
+    message = plan("{n, plural, one{# coin} other{# coins}}", "pl")
+    assert message is not None and len(message.leaves) == 4
+    rendered = message.render(["{icu_count_0} moneta", "{icu_count_0} monet", "dwie monety", "5 monet"])
+    assert "few{# monet}" in rendered  # "2" did not come back: the other branch stands in
+    assert "many{# monet}" in rendered
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [("es", {"one", "other"}), ("ja", {"one", "other"}), ("ar", {"zero", "one", "two", "few", "many", "other"})],
+)
+def test_only_categories_a_count_reaches_are_added(target: str, expected: set[str]) -> None:
+    message = plan("{n, plural, one{# coin} other{# coins}}", target)
+    assert message is not None
+    assert set(selectors(message.render(message.leaves))) == expected  # es "many" needs a million: left to other
+
+
+def test_select_and_offset_plurals_gain_nothing() -> None:
+    for source in ("{g, select, male{He} other{They}} left", "{n, plural, offset:1 one{# other} other{# others}}"):
+        assert plan(source, "ru") == plan(source)
 
 
 def test_too_many_variants_fall_back_to_plain_text() -> None:
@@ -78,18 +110,6 @@ def test_icu_through_apertium(apertium: ApertiumEngine) -> None:
     assert set(shape(translated)) == set(shape(COINS))
     assert translated.count("#") == 1 and "{count}" in translated
     assert plan(translated) is not None
-
-
-#: One string per syntax games ship; every span must come back exactly once.
-SYNTAXES = {
-    "i18next": "Hello {{name}}, open $t(menu.settings) now",
-    "printf": "Player %1$s scored %2$d points and %s bonus",
-    "dotnet": "Level {0} of {1:N0} unlocked",
-    "unity": "Press <color=#ffcc00>Start</color> to <b>play</b>",
-    "renpy": "[player_name] says {b}hello{/b} to {color=#f00}you{/color}",
-    "html": "Tom &amp; Jerry&#160;are <i>back</i>",
-    "newline": "First line\\nSecond line\nThird line",
-}
 
 
 @pytest.mark.parametrize("name", sorted(SYNTAXES))
