@@ -10,10 +10,13 @@ object holding exactly one translation per segment, in order (a single
 one-line segment is answered as plain text; ``llm_answers.py``). Every
 translation then passes the output checks (``checks.py``: target language,
 tokens intact, not an echo, sane length); anything else is re-asked once,
-then the batch is split in halves, and finally the engine raises
+sampled so a greedy loop is not repeated, then the batch is split in halves,
+and finally the engine raises
 ``EngineFailure`` so the router falls back to the pair's next engine.
 ``professional`` requests get a review pass that checks and corrects the
-drafts.
+drafts. In-context examples from the project's bank (``llm_examples.py``)
+precede the request; targets listed in ``single_segment_targets`` go one
+segment per plain-text call.
 
 Options: ``LLMOptions``. HTTP, retries and the service key: ``llm_client.py``.
 """
@@ -30,10 +33,11 @@ import httpx
 from deployments.engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, UnsupportedLanguage
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
 from deployments.engines.translation.checks import check_translations
-from deployments.engines.translation.languages import language_pairs
+from deployments.engines.translation.languages import language_pairs, primary
 from deployments.engines.translation.llm_answers import PROBLEMS, OutputMismatch, is_plain, parse_translations, plain_answer
 from deployments.engines.translation.llm_batches import Job, Segment, Window, answer_budget, chunks, context_windows
 from deployments.engines.translation.llm_client import ChatClient, list_models, new_http_client, normalize_base_url
+from deployments.engines.translation.llm_examples import ExampleBank, load_bank
 from deployments.engines.translation.llm_options import LLMOptions
 from deployments.engines.translation.llm_prompts import (
     asks_plain,
@@ -43,6 +47,7 @@ from deployments.engines.translation.llm_prompts import (
     review_messages,
     single_messages,
     summary_messages,
+    with_examples,
 )
 from deployments.engines.translation.llm_stats import LLMStats
 
@@ -65,6 +70,7 @@ class LLMEngine(TranslatorEngine):
         self._http: httpx.Client | None = None
         self._chat: ChatClient | None = None
         self._pool: ThreadPoolExecutor | None = None
+        self._examples: ExampleBank | None = load_bank(self.options.examples) if self.options.examples else None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -170,7 +176,8 @@ class LLMEngine(TranslatorEngine):
         if not cores:
             return []
         self._stats.add("segments", len(cores))
-        size = self.options.batch_size
+        one_by_one = primary(request.target_lang) in self.options.single_segment_targets
+        size = 1 if one_by_one else self.options.batch_size
         batches = chunks(cores, size)
         self._stats.add("batches", len(batches))
         assert self._pool is not None
@@ -232,19 +239,35 @@ class LLMEngine(TranslatorEngine):
             return self._checked(texts, answer, job)
         except OutputMismatch as exc:
             self._stats.add("reasks")
-            messages += [
-                {"role": "assistant", "content": answer},
-                {"role": "user", "content": corrective(str(exc), len(texts))},
-            ]
-        # Tokens the model still misplaces are repaired by the safety layer around every engine.
-        return self._checked(texts, self._complete(messages, texts, job), job, tolerate=("markup",))
+            if not asks_plain(messages):  # a batch is told what was wrong (count, segment); one segment is asked
+                messages += [  # afresh, since small models translate a correction instead of acting on it
+                    {"role": "assistant", "content": answer},
+                    {"role": "user", "content": corrective(str(exc), len(texts))},
+                ]
+        # Sampled, so a greedy loop or echo is not repeated; tokens the model still misplaces are repaired by the
+        # safety layer around every engine.
+        return self._checked(texts, self._complete(messages, texts, job, retry=True), job, tolerate=("markup",))
 
     def _messages(self, texts: list[str], job: Job, window: Window) -> list[dict[str, str]]:
         request = job.request
         before, after = window
+        source, target = request.source_lang, request.target_lang
         if is_plain(texts):
-            return single_messages(texts[0], request.source_lang, request.target_lang, request.hints, before, after)
-        return batch_messages(texts, request.source_lang, request.target_lang, request.hints, before, after)
+            messages = single_messages(texts[0], source, target, request.hints, before, after)
+        else:
+            messages = batch_messages(texts, source, target, request.hints, before, after)
+        return with_examples(messages, self._pick_examples(texts, request), source, target)
+
+    def _pick_examples(self, texts: list[str], request: TranslationRequest) -> list[tuple[str, str]]:
+        """The bank's examples closest to the batch (its median-length segment), when the target uses them."""
+        wanted = self.options.example_targets
+        if self._examples is None or (wanted is not None and primary(request.target_lang) not in wanted):
+            return []
+        probe = sorted(texts, key=len)[len(texts) // 2]
+        picked = self._examples.pick(
+            request.source_lang, request.target_lang, probe, request.hints.content_type, self.options.example_count
+        )
+        return [(e.source, e.target) for e in picked]
 
     def _checked(self, texts: list[str], answer: str, job: Job, tolerate: tuple[str, ...] = ()) -> list[str]:
         """Parsed translations, or ``OutputMismatch`` naming the first problem (counted per reason)."""
@@ -276,7 +299,9 @@ class LLMEngine(TranslatorEngine):
         self._stats.add("reviews_changed", sum(1 for d, f in zip(drafts, final) if d != f))
         return final
 
-    def _complete(self, messages: list[dict[str, str]], texts: list[str], job: Job, json_answer: bool = False) -> str:
+    def _complete(
+        self, messages: list[dict[str, str]], texts: list[str], job: Job, json_answer: bool = False, retry: bool = False
+    ) -> str:
         job.check()
         chat = self._chat
         if chat is None:
@@ -284,4 +309,6 @@ class LLMEngine(TranslatorEngine):
         n = len(texts) if json_answer or not asks_plain(messages) else 0
         payload = chat_payload(messages, n, self.model, self.options)
         payload["max_tokens"] = min(payload["max_tokens"], answer_budget(texts))
+        if retry and self.options.retry_temperature > 0:
+            payload.update(temperature=self.options.retry_temperature, top_p=0.95, seed=len(messages))
         return chat.complete(payload)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr
 
-from deployments.engines.options import EngineOptions
+from deployments.engines.options import EngineOptions, ProjectPath
 from deployments.engines.translation.languages import DEFAULT_LANGUAGES
 
 
@@ -44,6 +44,24 @@ class LLMOptions(EngineOptions):
     single_max_tokens: int = Field(256, ge=1, description="Completion budget of a one-segment plain answer.")
     startup_wait_s: float = Field(0.0, ge=0, description="How long start() waits for a server that is still loading.")
     output_checks: bool = Field(True, description="Judge every answer (language, tokens, echo, length) and re-ask on a bad one.")
+    retry_temperature: float = Field(
+        0.7,
+        ge=0,
+        description="Sampling temperature of a re-ask, so it does not repeat the greedy answer (a loop, an echo).",
+    )
+    single_segment_targets: tuple[str, ...] = Field(
+        (),
+        description="Target languages sent one segment per call in plain text (where the JSON batch loses quality).",
+    )
+    examples: ProjectPath | None = Field(
+        None,
+        description="Folder of the in-context example bank (configs/translation-examples); None: no examples.",
+    )
+    example_count: int = Field(3, ge=0, le=8, description="Examples shown before each request (closest to it).")
+    example_targets: tuple[str, ...] | None = Field(
+        None,
+        description="Target languages that get examples; None: every language of the bank.",
+    )
     languages: tuple[str, ...] = Field(
         DEFAULT_LANGUAGES,
         min_length=1,

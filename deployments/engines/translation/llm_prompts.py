@@ -122,6 +122,31 @@ def single_messages(
     return [{"role": "system", "content": SYSTEM_SINGLE}, {"role": "user", "content": "\n".join(lines)}]
 
 
+def with_examples(
+    messages: list[dict[str, str]], examples: Sequence[tuple[str, str]], source: str, target: str
+) -> list[dict[str, str]]:
+    """``messages`` with example exchanges between the system rules and the request (closest last).
+
+    One-segment requests get one exchange per example, answered in plain
+    text; batches get a single numbered exchange answered in the JSON shape,
+    so the examples show the model exactly the answer it must give.
+    """
+    if not examples:
+        return messages
+    turns: list[dict[str, str]] = []
+    if asks_plain(messages):
+        ask = _closing(source, target, "the text") + f" Reply with the {language_name(target)} translation only."
+        for original, translated in reversed(examples):
+            turns += [{"role": "user", "content": f"Text:\n{original}\n\n{ask}"}, {"role": "assistant", "content": translated}]
+    else:
+        ordered = list(reversed(examples))
+        lines = [f"Segments ({len(ordered)}):", *(f"{i}. {segment_line(o)}" for i, (o, _) in enumerate(ordered, 1)), ""]
+        lines.append(_closing(source, target, f"the {len(ordered)} segments"))
+        answer = json.dumps({"translations": [t for _, t in ordered]}, ensure_ascii=False)
+        turns = [{"role": "user", "content": "\n".join(lines)}, {"role": "assistant", "content": answer}]
+    return [messages[0], *turns, *messages[1:]]
+
+
 def segment_line(text: str) -> str:
     """A segment as written after its number: as is, or JSON-quoted when its edges or line breaks need it.
 

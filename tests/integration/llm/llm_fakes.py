@@ -143,12 +143,14 @@ def _segment(written: str) -> str:
 
 
 def segments_of(seen: Seen) -> list[str]:
-    """The segments the engine asked to translate, from its first user turn.
+    """The segments the engine asked to translate, from the request's user turn.
 
-    Batches number JSON-quoted segments; a single one-line segment follows a
-    ``Text:`` line verbatim.
+    That is the last user turn that is not a correction (in-context examples
+    come before it, a re-ask's correction after). Batches number JSON-quoted
+    segments; a single one-line segment follows a ``Text:`` line verbatim.
     """
-    user = next(m["content"] for m in seen.body["messages"] if m["role"] == "user")
+    turns = [m["content"] for m in seen.body["messages"] if m["role"] == "user"]
+    user = [t for t in turns if not t.startswith("Your answer could not be used")][-1]
     lines = user.splitlines()
     numbered = [_segment(m.group(2)) for m in map(_SEGMENT_LINE.match, lines) if m]
     if numbered or "Text:" not in lines:

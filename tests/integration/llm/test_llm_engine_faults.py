@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -50,21 +50,15 @@ def stub(make: Make, chat: Callable[[Seen], Reply], models: tuple[str, ...] = (M
 
 
 @pytest.fixture
-def engines() -> Iterator[Callable[..., LLMEngine]]:
+def engines(stub_engines: Callable[..., LLMEngine]) -> Callable[..., LLMEngine]:
     """Factory for started engines with fast retry settings, shut down at teardown."""
-    started: list[LLMEngine] = []
 
     def make(url: str, **options: object) -> LLMEngine:
         # The fakes "translate" by echoing or upper-casing: output checks are covered in test_llm_output_checks.py.
-        defaults = {"base_url": url, "model": MODEL, "backoff_s": 0.01, "max_retries": 2, "output_checks": False}
-        engine = LLMEngine(**{**defaults, **options})
-        engine.start()
-        started.append(engine)
-        return engine
+        defaults = {"model": MODEL, "backoff_s": 0.01, "max_retries": 2, "output_checks": False}
+        return stub_engines(url, **{**defaults, **options})
 
-    yield make
-    for engine in started:
-        engine.shutdown()
+    return make
 
 
 def request(*texts: str, context: tuple[str, ...] = (), hints: TranslationHints | None = None) -> TranslationRequest:

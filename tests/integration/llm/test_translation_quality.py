@@ -23,7 +23,7 @@ from deployments.engines.translation.llm import LLMEngine
 from deployments.engines.translation.markup import find_spans
 from deployments.engines.translation.safe import SafeTranslator
 from loadtests.llm_process import MODEL, local_llm_server
-from loadtests.score_engines import load_devset
+from loadtests.score_engines import engine_specs, load_devset
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, forward_to
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]
@@ -56,7 +56,8 @@ def qwen_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def engine(qwen_url: str) -> Iterator[LLMEngine]:
-    llm = LLMEngine(base_url=qwen_url, structured_output="json_schema", batch_size=8, timeout_s=300)
+    options = {k: v for k, v in engine_specs(["llm"])[0]["options"].items() if k not in ("model", "startup_wait_s")}
+    llm = LLMEngine(**{**options, "base_url": qwen_url, "timeout_s": 300})  # configs/local.yaml's path, as users get it
     llm.start()
     yield llm
     llm.shutdown()

@@ -1,0 +1,70 @@
+"""What the LLM engine sends with examples and one-segment targets, against a loopback server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from deployments.engines.translation.base import TranslationHints, TranslationRequest
+from deployments.engines.translation.llm import LLMEngine
+from tests.integration.llm.conftest import STUB_MODEL as MODEL
+from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, models_body, segments_of
+
+BANK = "configs/translation-examples"
+
+
+def answer(seen: Seen) -> str:
+    """Every segment 'translated' by tagging it; plain for a one-segment ask, JSON for a batch."""
+    texts = segments_of(seen)
+    out = [f"[ja] {t}" for t in texts]
+    user = [m for m in seen.body["messages"] if m["role"] == "user"][-1]["content"]
+    return out[0] if "Text:" in user else json.dumps({"translations": out}, ensure_ascii=False)
+
+
+@pytest.fixture
+def server(loopback) -> Loopback:
+    def handle(seen: Seen) -> Reply:
+        if seen.path == "/v1/models":
+            return Reply(body=models_body(MODEL))
+        return Reply(body=completion(answer(seen)))
+
+    return loopback(handle)
+
+
+@pytest.fixture
+def engines(stub_engines: Callable[..., LLMEngine]) -> Callable[..., LLMEngine]:
+    return lambda url, **options: stub_engines(url, output_checks=False, **options)
+
+
+LINES = ("Open the door.", "Close the window.", "You found <x0/> coins.", "Talk to the guard.")
+
+
+def test_examples_come_before_the_request_in_every_call(server: Loopback, engines) -> None:
+    engine = engines(server.url, examples=BANK, example_count=2, batch_size=2)
+    result = engine.translate(TranslationRequest(LINES, "en", "ja", hints=TranslationHints(content_type="tutorial")))
+    assert result.texts == tuple(f"[ja] {t}" for t in LINES)
+    for call in server.chat_requests():
+        roles = [m["role"] for m in call.body["messages"]]
+        assert roles == ["system", "user", "assistant", "user"]  # one example exchange for a batch
+        shown = json.loads(call.body["messages"][2]["content"])["translations"]
+        assert len(shown) == 2 and all(any("\u3040" <= ch <= "\u30ff" or ch > "\u4e00" for ch in s) for s in shown)
+
+
+def test_targets_outside_example_targets_get_none(server: Loopback, engines) -> None:
+    engine = engines(server.url, examples=BANK, example_targets=("de",), batch_size=4)
+    engine.translate(TranslationRequest(LINES, "en", "ja"))
+    (call,) = server.chat_requests()
+    assert [m["role"] for m in call.body["messages"]] == ["system", "user"]
+
+
+def test_single_segment_targets_send_each_segment_alone_in_plain_text(server: Loopback, engines) -> None:
+    engine = engines(server.url, batch_size=8, single_segment_targets=("ja",))
+    result = engine.translate(TranslationRequest(LINES, "en", "ja"))
+    assert result.texts == tuple(f"[ja] {t}" for t in LINES)
+    calls = server.chat_requests()
+    assert len(calls) == len(LINES) and all("response_format" not in c.body for c in calls)
+    assert sorted(segments_of(c)[0] for c in calls) == sorted(LINES)
+    engine.translate(TranslationRequest(LINES, "en", "de"))
+    assert len(server.chat_requests()) == len(LINES) + 1  # other targets still go as one batch
