@@ -3,6 +3,7 @@
     .venv/bin/python loadtests/score_engines.py                # all engines, all pairs
     .venv/bin/python loadtests/score_engines.py --engines llm --pairs en-de,de-en --merge
     .venv/bin/python loadtests/score_engines.py --engines pivots --merge   # the pivot routes of configs/local.yaml
+    .venv/bin/python loadtests/score_engines.py --engines bare-llm --merge  # the bare-model reference
 
 The development set is ``configs/devset``: 44 English game and subtitle
 strings (``en.tsv``: id, category, text) and a reference translation of each
@@ -11,6 +12,9 @@ form a scored pair. Every engine runs inside the same safety layer users get
 (``SafeTranslator``: placeholders protected and restored) with the options
 of ``configs/local.yaml``; the LLM is the embedded server started here
 (``python -m deployments.llm_server``). chrF is sacrebleu's corpus chrF.
+``bare-llm`` is the reference the LLM path is judged against (``bare_llm.py``:
+the same weights, one segment per plain-prompted greedy call, no safety layer);
+it is recorded in the table but never routed to.
 
 Pairs scored: every pair the engine serves among the devset languages, except
 that the LLM (slow on CPU) is scored on pairs with English only unless
@@ -42,6 +46,8 @@ from deployments.engines.translation.base import TranslationRequest, TranslatorE
 from deployments.engines.translation.pivot import PivotTranslator  # noqa: E402
 from deployments.engines.translation.routing import DEFAULT_FLOOR  # noqa: E402
 from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
+from loadtests.bare_llm import NAME as BARE  # noqa: E402
+from loadtests.bare_llm import BareLLM  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
 
 DEVSET = ROOT / "configs" / "devset"
@@ -126,10 +132,12 @@ def score_engine(
     devset: dict[str, list[str]],
     pairs: list[tuple[str, str]],
     on_pair: Callable[[str, float], None] = lambda pair, score: None,
+    bare: bool = False,
 ) -> dict[str, float]:
     """Corpus chrF per pair. Requests of ``REQUEST_LINES`` lines, as users send them; a request the
-    engine fails contributes empty translations (the score counts the failure)."""
-    safe = SafeTranslator(engine)
+    engine fails contributes empty translations (the score counts the failure). ``bare``: the engine
+    gets the text as it is, without the safety layer."""
+    safe = engine if bare else SafeTranslator(engine)
     scores: dict[str, float] = {}
     for source, target in pairs:
         started = time.monotonic()
@@ -179,8 +187,10 @@ def write_table(results: dict[str, dict[str, float]], floor: float, merge: bool,
             pairs.setdefault(pair, {})[engine] = score
     rows = {}
     for pair in sorted(pairs):
-        best = max(pairs[pair], key=lambda e: pairs[pair][e])
-        rows[pair] = {"engine": best, "served": pairs[pair][best] >= floor, "chrf": dict(sorted(pairs[pair].items()))}
+        routable = [e for e in pairs[pair] if e != BARE] or [BARE]  # the reference is never routed to
+        best = max(routable, key=lambda e: pairs[pair][e])
+        served = best != BARE and pairs[pair][best] >= floor
+        rows[pair] = {"engine": best, "served": served, "chrf": dict(sorted(pairs[pair].items()))}
     table = {
         "metric": f"chrF (sacrebleu corpus_chrf), {devset_size} segments of configs/devset",
         "floor": floor,
@@ -221,6 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--llm-all-pairs", action="store_true", help="score the LLM on non-English pairs too")
     parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR)
     parser.add_argument("--merge", action="store_true", help="keep the current table; score only what it lacks")
+    parser.add_argument("--again", action="store_true", help="with --merge: re-score the pairs asked even when scored")
     options = parser.parse_args(argv)
     devset = load_devset()
     languages = sorted(devset)
@@ -234,13 +245,29 @@ def main(argv: list[str] | None = None) -> None:
 
         return record
 
+    if options.again:
+        done_pairs_of: Callable[[str], set[str]] = lambda name: set()  # noqa: E731
+    else:
+        done_pairs_of = done_pairs
     if not options.merge and ROUTING.exists():
         ROUTING.unlink()
     if "pivots" in options.engines.split(","):
-        score_pivots(devset, wanted, done_pairs if options.merge else lambda name: set(), save)
-    for spec in engine_specs(options.engines.split(",")):
+        score_pivots(devset, wanted, done_pairs_of if options.merge else lambda name: set(), save)
+    for spec in engine_specs([*options.engines.split(","), *(["llm"] if BARE in options.engines else [])]):
         name = spec["engine"]
-        skip = done_pairs(name) if options.merge else set()
+        skip = done_pairs_of(name) if options.merge else set()
+        if name == "llm" and BARE in options.engines.split(","):
+            with local_llm_server() as base_url:
+                llm = start_engine(name, {**spec.get("options", {}), "base_url": base_url}, TranslatorEngine)
+                reference = BareLLM(base_url, llm.pairs())
+                reference.start()
+                skip = done_pairs_of(BARE) if options.merge else set()
+                pairs = [p for p in pairs_to_score(llm, languages, wanted, options.llm_all_pairs) if "-".join(p) not in skip]
+                score_engine(reference, devset, pairs, save(BARE), bare=True)
+                reference.shutdown()
+                llm.shutdown()
+        if name == "llm" and "llm" not in options.engines.split(","):
+            continue
         if name == "llm":
             with local_llm_server() as base_url:
                 engine = start_engine(name, {**spec.get("options", {}), "base_url": base_url}, TranslatorEngine)
