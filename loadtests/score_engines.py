@@ -213,15 +213,23 @@ def write_docs(table: dict[str, Any]) -> None:
         f"{table['metric']}; measured {table['measured']}. A pair is offered when its best engine scores at least",
         f"**{table['floor']}** chrF; that engine serves it, the others are its fallbacks. Regenerate with",
         "`.venv/bin/python loadtests/score_engines.py` (docs/translation-routing.md).",
+        f"`{BARE}` is the bare model (the same weights, plain prompt, one segment per call, no checks): a reference",
+        "that is never routed to; *vs bare* is the best LLM route's chrF minus it (goal: at least −1).",
         "",
-        "| pair | served by | " + " | ".join(engines) + " |",
-        "| --- | --- | " + " | ".join("---:" for _ in engines) + " |",
+        "| pair | served by | " + " | ".join(engines) + " | vs bare |",
+        "| --- | --- | " + " | ".join("---:" for _ in engines) + " | ---: |",
     ]
     for pair, row in table["pairs"].items():
         served = row["engine"] if row["served"] else "— (below floor)"
         cells = [f"{row['chrf'][e]:.1f}" if e in row["chrf"] else "" for e in engines]
-        lines.append(f"| {pair} | {served} | " + " | ".join(cells) + " |")
+        lines.append(f"| {pair} | {served} | " + " | ".join(cells) + f" | {_versus_bare(row['chrf'])} |")
     DOCS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _versus_bare(scores: dict[str, float]) -> str:
+    """Best LLM-based route (direct or pivot) minus the bare model, when both were scored."""
+    llm = [score for engine, score in scores.items() if engine != BARE and "llm" in engine.split(">")]
+    return f"{max(llm) - scores[BARE]:+.1f}" if llm and BARE in scores else ""
 
 
 def main(argv: list[str] | None = None) -> None:

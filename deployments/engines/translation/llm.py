@@ -239,14 +239,14 @@ class LLMEngine(TranslatorEngine):
             return self._checked(texts, answer, job)
         except OutputMismatch as exc:
             self._stats.add("reasks")
-            if not asks_plain(messages):  # a batch is told what was wrong (count, segment); one segment is asked
-                messages += [  # afresh, since small models translate a correction instead of acting on it
-                    {"role": "assistant", "content": answer},
-                    {"role": "user", "content": corrective(str(exc), len(texts))},
-                ]
-        # Sampled, so a greedy loop or echo is not repeated; tokens the model still misplaces are repaired by the
-        # safety layer around every engine.
-        return self._checked(texts, self._complete(messages, texts, job, retry=True), job, tolerate=("markup",))
+            plain = asks_plain(messages)
+            if not plain:  # a batch is told what was wrong (count, segment), greedily: sampling under the JSON
+                messages += [  # grammar drifted into blank strings. One segment is asked afresh (small models
+                    {"role": "assistant", "content": answer},  # translate a correction instead of heeding it),
+                    {"role": "user", "content": corrective(str(exc), len(texts))},  # sampled, so a greedy loop or
+                ]  # echo of the same prompt is not simply repeated.
+        # Tokens the model still misplaces are repaired by the safety layer around every engine.
+        return self._checked(texts, self._complete(messages, texts, job, retry=plain), job, tolerate=("markup",))
 
     def _messages(self, texts: list[str], job: Job, window: Window) -> list[dict[str, str]]:
         request = job.request

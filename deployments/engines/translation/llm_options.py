@@ -47,7 +47,7 @@ class LLMOptions(EngineOptions):
     retry_temperature: float = Field(
         0.7,
         ge=0,
-        description="Sampling temperature of a re-ask, so it does not repeat the greedy answer (a loop, an echo).",
+        description="Sampling temperature of a one-segment re-ask, so it does not repeat the greedy answer (a loop, an echo).",
     )
     single_segment_targets: tuple[str, ...] = Field(
         (),
