@@ -68,3 +68,12 @@ def test_single_segment_targets_send_each_segment_alone_in_plain_text(server: Lo
     assert sorted(segments_of(c)[0] for c in calls) == sorted(LINES)
     engine.translate(TranslationRequest(LINES, "en", "de"))
     assert len(server.chat_requests()) == len(LINES) + 1  # other targets still go as one batch
+
+
+def test_a_lone_string_gets_examples_only_for_single_segment_targets(server: Loopback, engines) -> None:
+    """A game string into several targets keeps one shared prompt prefix: no per-target examples."""
+    engine = engines(server.url, examples=BANK, single_segment_targets=("ja",))
+    engine.translate(TranslationRequest(("Open the door.",), "en", "de"))
+    engine.translate(TranslationRequest(("Open the door.",), "en", "ja"))
+    german, japanese = (len(c.body["messages"]) for c in server.chat_requests())
+    assert german == 2 and japanese == 2 + 2 * 3
