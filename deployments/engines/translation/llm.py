@@ -261,15 +261,15 @@ class LLMEngine(TranslatorEngine):
     def _pick_examples(self, texts: list[str], request: TranslationRequest) -> list[tuple[str, str]]:
         """The bank's examples closest to the batch (its median-length segment), when the target uses them.
 
-        Requests of one string get none, except for ``single_segment_targets``.
+        Requests of one string get none.
         """
         wanted = self.options.example_targets
         target = primary(request.target_lang)
         if self._examples is None or (wanted is not None and target not in wanted):
             return []
-        if len(request.texts) == 1 and target not in self.options.single_segment_targets:
+        if len(request.texts) == 1:
             # A lone string (a game string into several targets) shares its whole prompt but the closing line
-            # across targets; target-language examples would break that sharing for every target.
+            # across targets; target-language examples would break that sharing and slow the slowest target.
             return []
         probe = sorted(texts, key=len)[len(texts) // 2]
         picked = self._examples.pick(

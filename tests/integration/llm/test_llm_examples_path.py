@@ -70,10 +70,10 @@ def test_single_segment_targets_send_each_segment_alone_in_plain_text(server: Lo
     assert len(server.chat_requests()) == len(LINES) + 1  # other targets still go as one batch
 
 
-def test_a_lone_string_gets_examples_only_for_single_segment_targets(server: Loopback, engines) -> None:
+def test_a_lone_string_gets_no_examples(server: Loopback, engines) -> None:
     """A game string into several targets keeps one shared prompt prefix: no per-target examples."""
     engine = engines(server.url, examples=BANK, single_segment_targets=("ja",))
     engine.translate(TranslationRequest(("Open the door.",), "en", "de"))
     engine.translate(TranslationRequest(("Open the door.",), "en", "ja"))
-    german, japanese = (len(c.body["messages"]) for c in server.chat_requests())
-    assert german == 2 and japanese == 2 + 2 * 3
+    engine.translate(TranslationRequest(("Open the door.", "Close it."), "en", "ja"))
+    assert [len(c.body["messages"]) for c in server.chat_requests()] == [2, 2, 2 + 2 * 3, 2 + 2 * 3]
