@@ -17,7 +17,6 @@ go through the key path the Translator uses.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ from deployments.engines.translation.apertium import ApertiumEngine
 from deployments.engines.translation.llm import LLMEngine
 from loadtests.llm_process import ensure_service_key
 from tests.integration.llm.llm_fakes import Handler, Loopback, free_port
+from tests.support.apertium import started_apertium
 from tests.support.llm_models import smollm2_gguf
 
 #: The key the real servers require and the engines of this session send.
@@ -80,13 +80,7 @@ def stub_engines() -> Iterator[Callable[..., LLMEngine]]:
 @pytest.fixture(scope="session")
 def apertium() -> ApertiumEngine:
     """A started Apertium engine with its en->es mode; skips where either is absent."""
-    if shutil.which("apertium") is None:
-        pytest.skip("apertium is not installed")
-    engine = ApertiumEngine()
-    engine.start()
-    if ("en", "es") not in engine.pairs():
-        pytest.skip("apertium en->es is not installed")
-    return engine
+    return started_apertium([("en", "es")])
 
 
 # --------------------------------------------------------------------------
