@@ -16,7 +16,8 @@ and finally the engine raises
 ``professional`` requests get a review pass that checks and corrects the
 drafts. In-context examples from the project's bank (``llm_examples.py``)
 precede the request; targets listed in ``single_segment_targets`` go one
-segment per plain-text call.
+segment per plain-text call, and those in ``plain_prompt_targets`` one
+segment per call in the bare model's plain wording (``plain_messages``).
 
 Options: ``LLMOptions``. HTTP, retries and the service key: ``llm_client.py``.
 """
@@ -44,6 +45,7 @@ from deployments.engines.translation.llm_prompts import (
     batch_messages,
     chat_payload,
     corrective,
+    plain_messages,
     review_messages,
     single_messages,
     summary_messages,
@@ -176,7 +178,8 @@ class LLMEngine(TranslatorEngine):
         if not cores:
             return []
         self._stats.add("segments", len(cores))
-        one_by_one = primary(request.target_lang) in self.options.single_segment_targets
+        target = primary(request.target_lang)
+        one_by_one = target in self.options.single_segment_targets or target in self.options.plain_prompt_targets
         size = 1 if one_by_one else self.options.batch_size
         batches = chunks(cores, size)
         self._stats.add("batches", len(batches))
@@ -252,6 +255,8 @@ class LLMEngine(TranslatorEngine):
         request = job.request
         before, after = window
         source, target = request.source_lang, request.target_lang
+        if is_plain(texts) and primary(target) in self.options.plain_prompt_targets:
+            return plain_messages(texts[0], source, target, request.hints)
         if is_plain(texts):
             messages = single_messages(texts[0], source, target, request.hints, before, after)
         else:
@@ -265,7 +270,7 @@ class LLMEngine(TranslatorEngine):
         """
         wanted = self.options.example_targets
         target = primary(request.target_lang)
-        if self._examples is None or (wanted is not None and target not in wanted):
+        if self._examples is None or (wanted is not None and target not in wanted) or target in self.options.plain_prompt_targets:
             return []
         if len(request.texts) == 1:
             # A lone string (a game string into several targets) shares its whole prompt but the closing line

@@ -53,6 +53,11 @@ class LLMOptions(EngineOptions):
         (),
         description="Target languages sent one segment per call in plain text (where the JSON batch loses quality).",
     )
+    plain_prompt_targets: tuple[str, ...] = Field(
+        (),
+        description="Target languages asked one segment per call with a plain prompt (no system rules, context or "
+        "examples; only the rules a segment needs), where the full prompt scored under the bare model.",
+    )
     examples: ProjectPath | None = Field(
         None,
         description="Folder of the in-context example bank (configs/translation-examples); None: no examples.",

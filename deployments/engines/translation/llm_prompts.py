@@ -21,7 +21,7 @@ from typing import Any
 from deployments.engines.translation.base import TranslationHints
 from deployments.engines.translation.languages import language_name
 from deployments.engines.translation.llm_options import LLMOptions
-from deployments.engines.translation.protect import SENTINEL
+from deployments.engines.translation.sentinels import LENIENT_SENTINEL, SENTINEL
 
 SENTINEL_EXAMPLES = f"{SENTINEL.format(0)} or {SENTINEL.format(12)}"
 
@@ -120,6 +120,21 @@ def single_messages(
     lines += _context("Context after", after)
     lines.append(_closing(source, target, "the text") + f" Reply with the {language_name(target)} translation only.")
     return [{"role": "system", "content": SYSTEM_SINGLE}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def plain_messages(text: str, source: str, target: str, hints: TranslationHints) -> list[dict[str, str]]:
+    """One segment in the plain wording of the bare model, answered as plain text.
+
+    No system rules, context lines or examples: on some targets (nl, vi) the
+    small model translates better from the prompt anyone would write first.
+    Only the rules this segment needs are added: the steering notes of set
+    hints, and the sentinel rule when it carries sentinels.
+    """
+    ask = [f"Translate the following {language_name(source)} text into {language_name(target)}. Reply with the translation only."]
+    ask += notes(hints)
+    if LENIENT_SENTINEL.search(text):
+        ask.append(f"Keep tokens like {SENTINEL_EXAMPLES} exactly as they are; never translate, add or drop them.")
+    return [{"role": "user", "content": " ".join(ask) + "\n\n" + text}]
 
 
 def with_examples(
@@ -227,8 +242,8 @@ def response_schema(n: int) -> dict[str, Any]:
 
 
 def asks_plain(messages: Sequence[dict[str, str]]) -> bool:
-    """Whether ``messages`` ask for one segment as plain text (``single_messages``)."""
-    return messages[0]["content"] == SYSTEM_SINGLE
+    """Whether ``messages`` ask for one segment as plain text (``single_messages``, ``plain_messages``)."""
+    return messages[0]["content"] == SYSTEM_SINGLE or messages[0]["role"] == "user"
 
 
 def chat_payload(messages: list[dict[str, str]], n: int, model: str | None, options: LLMOptions) -> dict[str, Any]:

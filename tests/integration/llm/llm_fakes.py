@@ -147,10 +147,13 @@ def segments_of(seen: Seen) -> list[str]:
 
     That is the last user turn that is not a correction (in-context examples
     come before it, a re-ask's correction after). Batches number JSON-quoted
-    segments; a single one-line segment follows a ``Text:`` line verbatim.
+    segments; a single one-line segment follows a ``Text:`` line verbatim, or,
+    in the plain wording, the blank line after the ask.
     """
     turns = [m["content"] for m in seen.body["messages"] if m["role"] == "user"]
     user = [t for t in turns if not t.startswith("Your answer could not be used")][-1]
+    if user.startswith("Translate the following "):
+        return [user.split("\n\n", 1)[1]]
     lines = user.splitlines()
     numbered = [_segment(m.group(2)) for m in map(_SEGMENT_LINE.match, lines) if m]
     if numbered or "Text:" not in lines:

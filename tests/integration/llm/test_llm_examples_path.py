@@ -1,4 +1,4 @@
-"""What the LLM engine sends with examples and one-segment targets, against a loopback server."""
+"""What the LLM engine sends with examples, one-segment and plain-prompt targets, against a loopback server."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ def answer(seen: Seen) -> str:
     texts = segments_of(seen)
     out = [f"[ja] {t}" for t in texts]
     user = [m for m in seen.body["messages"] if m["role"] == "user"][-1]["content"]
-    return out[0] if "Text:" in user else json.dumps({"translations": out}, ensure_ascii=False)
+    plain = "Text:" in user or user.startswith("Translate the following ")
+    return out[0] if plain else json.dumps({"translations": out}, ensure_ascii=False)
 
 
 @pytest.fixture
@@ -77,3 +78,21 @@ def test_a_lone_string_gets_no_examples(server: Loopback, engines) -> None:
     engine.translate(TranslationRequest(("Open the door.",), "en", "ja"))
     engine.translate(TranslationRequest(("Open the door.", "Close it."), "en", "ja"))
     assert [len(c.body["messages"]) for c in server.chat_requests()] == [2, 2, 2 + 2 * 3, 2 + 2 * 3]
+
+
+def test_plain_prompt_targets_ask_each_segment_in_plain_wording(server: Loopback, engines) -> None:
+    """No system rules, context or examples: one user turn, with only the rules the segment needs."""
+    engine = engines(server.url, examples=BANK, batch_size=8, plain_prompt_targets=("ja",))
+    hints = TranslationHints(max_length=40)
+    result = engine.translate(TranslationRequest(LINES, "en", "ja", hints=hints, context=("Earlier line.",)))
+    assert result.texts == tuple(f"[ja] {t}" for t in LINES)
+    calls = server.chat_requests()
+    assert len(calls) == len(LINES) and all("response_format" not in c.body for c in calls)
+    for call in calls:
+        (turn,) = call.body["messages"]
+        assert turn["role"] == "user" and turn["content"].startswith("Translate the following English text into Japanese.")
+        assert "at most 40 characters" in turn["content"] and "Earlier line." not in turn["content"]
+        assert ("<x0/> or <x12/>" in turn["content"]) == ("<x0/>" in segments_of(call)[0])
+    engine.translate(TranslationRequest(LINES, "en", "de", hints=hints))
+    last = server.chat_requests()[-1]
+    assert len(server.chat_requests()) == len(LINES) + 1 and last.body["messages"][0]["role"] == "system"
