@@ -26,7 +26,7 @@ from deployments.engines.tts.emotion import prosody
 from deployments.engines.tts.encode import StreamEncoder, content_type
 from deployments.engines.tts.equalizer import apply_matching
 from deployments.engines.tts.prosody import apply_gain, engine_speed, shift_pitch
-from deployments.engines.tts.text import sentences
+from deployments.engines.tts.text import lead_clause, sentences
 
 log = logging.getLogger(__name__)
 
@@ -119,9 +119,10 @@ class Synthesizer:
         return SpeechPlan(engine, voice, voice_id, request.lang, rate, content_type(request.output_format, rate))
 
     def stream(self, request: SpeechRequest, plan: SpeechPlan | None = None) -> Generator[bytes, None, None]:
-        """Encoded audio, one chunk per sentence (then the encoder's tail)."""
+        """Encoded audio, one chunk per sentence (then the encoder's tail); the first sentence's first clause
+        comes alone, so the first chunk is ready sooner (``lead_clause``)."""
         plan = plan or self.plan(request)
-        pieces = sentences(request.text, request.lang)
+        pieces = lead_clause(sentences(request.text, request.lang))
         if not pieces:
             raise InvalidInput("nothing to say: the text has no speakable characters")
         shape = prosody(request.emotion, request.emotion_intensity, request.speed)

@@ -139,6 +139,37 @@ def sentences(text: str, lang: str, max_chars: int = 300) -> list[Sentence]:
     return out
 
 
+#: A stream's first piece is cut short so audio starts sooner: a first sentence longer than
+#: ``LEAD_MAX_CHARS`` is cut after its first clause (a clause mark between ``LEAD_MIN_CHARS`` and
+#: ``LEAD_MAX_CHARS``), else after its first ``LEAD_WORDS`` words when at least two more follow.
+LEAD_MIN_CHARS = 12
+LEAD_MAX_CHARS = 48
+LEAD_WORDS = 5
+
+
+def lead_clause(pieces: list[Sentence]) -> list[Sentence]:
+    """``pieces`` with the first one cut after its first clause or first few words (streaming's first chunk).
+
+    Text without spaces and no early clause mark (Chinese, Japanese) is left whole.
+    """
+    if not pieces or len(pieces[0].text) <= LEAD_MAX_CHARS:
+        return pieces
+    first = pieces[0]
+    text = first.text
+    cuts = (m.end() for m in _CLAUSE_CUT.finditer(text))
+    cut = next((c for c in cuts if LEAD_MIN_CHARS <= c <= LEAD_MAX_CHARS), None)
+    pause = PAUSE_CLAUSE_S
+    if cut is None:
+        gaps = list(_WORD_CUT.finditer(text))
+        if len(gaps) < LEAD_WORDS + 1:
+            return pieces
+        cut, pause = gaps[LEAD_WORDS - 1].end(), PAUSE_NONE_S
+    head, tail = text[:cut].strip(), text[cut:].strip()
+    if not (_speakable(head) and _speakable(tail)):
+        return pieces
+    return [Sentence(head, pause), Sentence(tail, first.pause_after_s), *pieces[1:]]
+
+
 def _paragraph(paragraph: str, lang: str, max_chars: int) -> list[Sentence]:
     out: list[Sentence] = []
     for sentence, pause in _split_sentences(paragraph, lang):

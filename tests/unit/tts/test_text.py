@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from deployments.engines.errors import InvalidInput
 from deployments.engines.tts.number_words import N2W_LANGS
 from deployments.engines.tts.text import (
+    LEAD_MAX_CHARS,
     MAX_TEXT_CHARS,
     PAUSE_CLAUSE_S,
     PAUSE_NONE_S,
@@ -20,6 +21,7 @@ from deployments.engines.tts.text import (
     PAUSE_SENTENCE_S,
     Sentence,
     language,
+    lead_clause,
     normalise,
     sentences,
 )
@@ -275,3 +277,50 @@ def test_sentences_never_break_a_word(pairs: list[tuple[str, str]], max_chars: i
     parts = sentences(text, "en", max_chars=max_chars)
     words = [word for part in parts for word in re.findall(r"\w+", part.text)]
     assert words == re.findall(r"\w+", normalise(text, "en"))
+
+
+# -- the first chunk of a stream --------------------------------------------------------------
+
+
+def test_a_long_first_sentence_is_cut_after_its_first_clause() -> None:
+    pieces = sentences("When the bell rings at noon, every player returns to the arena. Good luck.", "en")
+    lead = lead_clause(pieces)
+    assert lead[0] == Sentence("When the bell rings at noon,", PAUSE_CLAUSE_S)
+    assert lead[1].text == "every player returns to the arena." and lead[1].pause_after_s == pieces[0].pause_after_s
+    assert lead[2:] == pieces[1:]
+
+
+def test_without_an_early_clause_mark_the_cut_falls_after_a_few_words() -> None:
+    pieces = sentences("The weather is pleasant today and the children are playing in the park.", "en")
+    head, tail = lead_clause(pieces)
+    assert head.pause_after_s == PAUSE_NONE_S and len(head.text.split()) == 5
+    assert f"{head.text} {tail.text}" == pieces[0].text
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [("Short and sweet.", "en"), ("今天天气很好孩子们在公园里玩耍老师在旁边看着他们大家都很开心我们明天再来吧。", "zh")],
+)
+def test_short_sentences_and_unspaced_text_without_clause_marks_stay_whole(text: str, lang: str) -> None:
+    pieces = sentences(text, lang)
+    assert lead_clause(pieces) == pieces
+
+
+def test_chinese_is_cut_at_its_own_clause_mark() -> None:
+    text = (
+        "今天天气很好，孩子们在公园里开心地玩耍，老师们在旁边安静地看着他们，家长们也在树下聊天，大家都觉得这是一个美好的下午。"
+    )
+    pieces = sentences(text, "zh")
+    assert len(pieces[0].text) > LEAD_MAX_CHARS
+    head, tail = lead_clause(pieces)
+    assert head.text == "今天天气很好，孩子们在公园里开心地玩耍，" and head.text + tail.text == pieces[0].text
+
+
+@given(st.text(alphabet=st.sampled_from("ab ,.;é"), max_size=200))
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+def test_lead_clause_only_splits_the_first_piece(text: str) -> None:
+    pieces = sentences(text, "fr")
+    lead = lead_clause(pieces)
+    assert lead[len(lead) - len(pieces) + 1 :] == pieces[1:]
+    rejoined = " ".join(p.text for p in lead[: len(lead) - len(pieces) + 1])
+    assert rejoined.split() == (pieces[0].text.split() if pieces else [])
