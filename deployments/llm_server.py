@@ -14,13 +14,16 @@ The endpoint is internal: every request needs the service key
 from __future__ import annotations
 
 import argparse
+import threading
 from typing import Any
 
 import pydantic
 from ray import serve
 from starlette.applications import Starlette
 
+from core import metrics
 from deployments.engines.llm.chat_model import ChatModel, ChatModelConfig
+from deployments.engines.llm.completion import Generated
 from deployments.engines.llm.openai_api import DEFAULT_MAX_TOKENS_LIMIT, create_openai_app
 from deployments.engines.llm.service_key import ENV_VAR, configured_key
 
@@ -72,6 +75,33 @@ class LLMServerArgs(pydantic.BaseModel):
         )
 
 
+def record_completion(result: Generated) -> None:
+    """A finished completion as metrics (docs/observability.md)."""
+    metrics.llm_completion(
+        result.prompt_tokens, result.cached_tokens, result.completion_tokens, result.finish_reason, result.seconds
+    )
+
+
+class LoadSampler(threading.Thread):
+    """Every ``period_s``: the model's busy slots, queue and decode time, as gauges and a counter."""
+
+    def __init__(self, model: ChatModel, period_s: float = 5.0) -> None:
+        super().__init__(name="llm-metrics", daemon=True)
+        self.model, self.period_s = model, period_s
+        self._stopped = threading.Event()
+
+    def run(self) -> None:
+        busy_before = self.model.runner.stats.busy_s
+        while not self._stopped.wait(self.period_s):
+            load = self.model.load()
+            busy = self.model.runner.stats.busy_s
+            metrics.llm_load(load["running"], load["waiting"], busy - busy_before)
+            busy_before = busy
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+
 @serve.deployment(name="LLMServer", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=64)
 @serve.ingress()
 class LLMServer:
@@ -79,7 +109,9 @@ class LLMServer:
 
     def __init__(self, args: dict[str, Any]) -> None:
         self.args = LLMServerArgs.model_validate(args)
-        self.model = ChatModel(self.args.chat_config())
+        self.model = ChatModel(self.args.chat_config(), on_finish=record_completion)
+        self._sampler = LoadSampler(self.model)
+        self._sampler.start()
 
     def __serve_build_asgi_app__(self) -> Starlette:
         return self.args.openai_app(self.model)
@@ -89,6 +121,9 @@ class LLMServer:
             raise RuntimeError("the model's scheduler thread stopped")
 
     def __del__(self) -> None:
+        sampler = getattr(self, "_sampler", None)
+        if sampler is not None:
+            sampler.stop()
         model = getattr(self, "model", None)
         if model is not None:
             model.close()

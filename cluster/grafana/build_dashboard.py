@@ -81,6 +81,21 @@ PANELS: list[tuple[str, str, str, list[tuple[str, str]]]] = [
     ("Engines", "Grammar check latency p95 by language (s)", "s", [
         ("{{language}}", quantile(0.95, "language", "ray_mediatrans_grammar_check_seconds_bucket", RATE)),
     ]),
+    ("LLM server (CPU profile)", "Tokens/s: prompt read, prompt reused from cache, generated", "short", [
+        ("{{kind}}", f"sum by (kind) (rate(ray_mediatrans_llm_tokens_total{RATE}))"),
+    ]),
+    ("LLM server (CPU profile)", "Completion latency p50 / p99 (s)", "s", [
+        ("p50", quantile(0.5, "", "ray_mediatrans_llm_request_seconds_bucket", RATE)),
+        ("p99", quantile(0.99, "", "ray_mediatrans_llm_request_seconds_bucket", RATE)),
+    ]),
+    ("LLM server (CPU profile)", "Completions/s by finish reason", "reqps", [
+        ("{{finish}}", f"sum by (finish) (rate(ray_mediatrans_llm_requests_total{RATE}))"),
+    ]),
+    ("LLM server (CPU profile)", "Busy slots, waiting requests, decode busy fraction", "short", [
+        ("busy slots", "sum(ray_mediatrans_llm_slots_busy)"),
+        ("waiting", "sum(ray_mediatrans_llm_waiting)"),
+        ("busy fraction", f"sum(rate(ray_mediatrans_llm_busy_seconds_total{RATE}))"),
+    ]),
     ("Delivery", "Webhook deliveries by outcome (per minute)", "short", [
         ("{{outcome}}", f"sum by (outcome) (rate(ray_mediatrans_webhook_deliveries_total{RATE})) * 60"),
     ]),

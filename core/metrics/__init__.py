@@ -2,7 +2,7 @@
 next to Serve's own request, latency and queue metrics (docs/observability.md)."""
 
 from core.metrics.bounded import BoundedLabel
-from core.metrics.families import FAMILIES, Family, exported_names
+from core.metrics.families import FAMILIES, LLM_FAMILIES, Family, exported_names
 from core.metrics.record import (
     EngineObserver,
     account_request,
@@ -10,6 +10,8 @@ from core.metrics.record import (
     engine_latency,
     grammar_latency,
     http_request,
+    llm_completion,
+    llm_load,
     queue_state,
     quota_charged,
     quota_refused,
@@ -23,6 +25,7 @@ from core.metrics.record import (
 
 __all__ = [
     "FAMILIES",
+    "LLM_FAMILIES",
     "BoundedLabel",
     "EngineObserver",
     "Family",
@@ -32,6 +35,8 @@ __all__ = [
     "exported_names",
     "grammar_latency",
     "http_request",
+    "llm_completion",
+    "llm_load",
     "queue_state",
     "quota_charged",
     "quota_refused",

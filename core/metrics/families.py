@@ -86,6 +86,19 @@ WEBHOOK_LAG = _family(
 VOICE_TRAININGS = _family("voice_trainings", "counter", "Voice clone trainings finished, by outcome.", ("outcome",))
 GRAMMAR_LATENCY = _family("grammar_check_seconds", "histogram", "Grammar check latency by language.", ("language",), LATENCY_S)
 
+# The embedded LLM server (the ``llm`` application of the CPU profile); the GPU profile's vLLM exports its own.
+LLM_TOKENS = _family(
+    "llm_tokens", "counter", "Tokens of finished completions: prompt, cached (prompt reused) and completion.", ("kind",)
+)
+LLM_REQUESTS = _family("llm_requests", "counter", "Completions finished, by finish reason (stop, length).", ("finish",))
+LLM_REQUEST_SECONDS = _family("llm_request_seconds", "histogram", "Seconds from queueing to the last token.", (), LATENCY_S)
+LLM_SLOTS_BUSY = _family("llm_slots_busy", "gauge", "Slots decoding a request, sampled every few seconds.", ())
+LLM_WAITING = _family("llm_waiting", "gauge", "Requests queued for a free slot, sampled every few seconds.", ())
+LLM_BUSY_SECONDS = _family("llm_busy_seconds", "counter", "Seconds the scheduler spent in decode steps.", ())
+
+#: Exported only where the embedded LLM server runs.
+LLM_FAMILIES: tuple[Family, ...] = (LLM_TOKENS, LLM_REQUESTS, LLM_REQUEST_SECONDS, LLM_SLOTS_BUSY, LLM_WAITING, LLM_BUSY_SECONDS)
+
 FAMILIES: tuple[Family, ...] = (
     HTTP_REQUESTS, HTTP_LATENCY, ACCOUNT_REQUESTS, QUOTA_CHARGED, QUOTA_REFUSED, TASKS_SUBMITTED, TASKS_FINISHED,
     TASKS, QUEUE_DEPTH, QUEUE_IN_FLIGHT, QUEUE_OLDEST_AGE, STAGE_SECONDS, ENGINE_LATENCY, ENGINE_FALLBACKS,
@@ -93,8 +106,8 @@ FAMILIES: tuple[Family, ...] = (
 )  # fmt: skip
 
 
-def exported_names() -> frozenset[str]:
-    return frozenset(name for family in FAMILIES for name in family.exported())
+def exported_names(families: tuple[Family, ...] = FAMILIES) -> frozenset[str]:
+    return frozenset(name for family in families for name in family.exported())
 
 
 _made: dict[str, Any] = {}

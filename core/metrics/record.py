@@ -117,3 +117,21 @@ class EngineObserver:
 
     def engine_fallback(self, engine: str, source: str, target: str, reason: str) -> None:
         engine_fallback(self.capability, engine, source, target, reason)
+
+
+def llm_completion(prompt_tokens: int, cached_tokens: int, completion_tokens: int, finish: str, seconds: float) -> None:
+    """One finished completion of the embedded LLM server."""
+    _emit(f.LLM_TOKENS, prompt_tokens, {"kind": "prompt"})
+    if cached_tokens:
+        _emit(f.LLM_TOKENS, cached_tokens, {"kind": "cached"})
+    _emit(f.LLM_TOKENS, completion_tokens, {"kind": "completion"})
+    _emit(f.LLM_REQUESTS, 1, {"finish": finish})
+    _emit(f.LLM_REQUEST_SECONDS, seconds, {})
+
+
+def llm_load(running: int, waiting: int, busy_seconds: float) -> None:
+    """The embedded LLM server's slots in use and queue now, and the decode time since the last sample."""
+    _emit(f.LLM_SLOTS_BUSY, running, {})
+    _emit(f.LLM_WAITING, waiting, {})
+    if busy_seconds > 0:
+        _emit(f.LLM_BUSY_SECONDS, busy_seconds, {})

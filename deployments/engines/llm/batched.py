@@ -24,6 +24,7 @@ import collections
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 
 import llama_cpp
@@ -47,6 +48,7 @@ class BatchedLlama:
         threads: CPU threads for decoding (one token per sequence per step).
         threads_batch: CPU threads for reading prompts (default: ``threads``).
         n_batch: most tokens in one llama.cpp batch (prompt chunk size).
+        on_finish: called with every finished completion (metrics); its errors are logged, never raised.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class BatchedLlama:
         threads: int = 2,
         threads_batch: int | None = None,
         n_batch: int = 256,
+        on_finish: Callable[[Generated], None] | None = None,
     ) -> None:
         from llama_cpp import _logger
 
@@ -85,6 +88,7 @@ class BatchedLlama:
         self._lock = threading.Condition()
         self._closed = False
         self.stats = BatchStats()
+        self._on_finish = on_finish
         self._thread = threading.Thread(target=self._run, name="llama-batch", daemon=True)
         self._thread.start()
 
@@ -104,15 +108,20 @@ class BatchedLlama:
         top_p: float = 1.0,
         seed: int = 0,
         stop: tuple[str, ...] = (),
+        ignore_eos: bool = False,
     ) -> Future[Generated]:
-        """Queue a completion of ``tokens``; the future holds the result or the error."""
+        """Queue a completion of ``tokens``; the future holds the result or the error.
+
+        ``ignore_eos`` decodes past the end-of-text token up to ``max_tokens``
+        (a fixed-length completion, for benchmarks).
+        """
         if not tokens:
             raise ValueError("empty prompt")
         if len(tokens) + 1 > self.per_request_ctx:
             raise ContextFull(f"prompt of {len(tokens)} tokens exceeds the {self.per_request_ctx}-token context")
         max_tokens = max(1, min(max_tokens, self.per_request_ctx - len(tokens)))
         chooser = TokenChooser(self.model.vocab, self.n_vocab, grammar, temperature, seed, top_p)
-        request = QueuedRequest(list(tokens), max_tokens, chooser, stop, Future())
+        request = QueuedRequest(list(tokens), max_tokens, chooser, stop, Future(), ignore_eos=ignore_eos)
         with self._lock:
             if self._closed:
                 raise RuntimeError("model is shut down")
@@ -246,7 +255,7 @@ class BatchedLlama:
         pointer = llama_cpp.llama_get_logits_ith(self.context.ctx, index)
         logits = np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))
         token = request.chooser.choose(logits)
-        if llama_cpp.llama_vocab_is_eog(self.model.vocab, token):
+        if not request.ignore_eos and llama_cpp.llama_vocab_is_eog(self.model.vocab, token):
             self._finish(slot, "stop")
             return
         slot.output.append(token)
@@ -279,6 +288,11 @@ class BatchedLlama:
             seconds=time.monotonic() - request.started,
         )
         self.stats.record(result)
+        if self._on_finish is not None:
+            try:
+                self._on_finish(result)
+            except Exception:
+                log.warning("on_finish failed", exc_info=True)
         request.chooser.close()
         slot.request, slot.next_token = None, None
         if not request.future.cancelled():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +49,7 @@ class ChatModelConfig:
 class ChatModel:
     """Formats chat messages with the model's template and completes them."""
 
-    def __init__(self, config: ChatModelConfig) -> None:
+    def __init__(self, config: ChatModelConfig, on_finish: Callable[[Generated], None] | None = None) -> None:
         if not os.path.isfile(config.model_path):
             raise FileNotFoundError(f"model file {config.model_path} is missing; run `make setup`")
         self.config = config
@@ -60,6 +61,7 @@ class ChatModel:
             threads=config.threads,
             threads_batch=config.threads_batch,
             n_batch=config.n_batch,
+            on_finish=on_finish,
         )
         metadata = self.runner.model.metadata()
         template = metadata.get("tokenizer.chat_template")
@@ -86,6 +88,7 @@ class ChatModel:
         seed: int,
         stop: tuple[str, ...],
         response_format: dict[str, Any] | None,
+        ignore_eos: bool = False,
     ) -> Future[Generated]:
         """Queue a completion. Raises ``ValueError`` for a bad format and ``ContextFull`` when too long."""
         grammar = grammar_for(response_format)
@@ -97,6 +100,7 @@ class ChatModel:
             top_p=top_p,
             seed=seed,
             stop=stop,
+            ignore_eos=ignore_eos,
         )
 
     async def complete(self, messages: list[dict[str, Any]], **options: Any) -> Generated:

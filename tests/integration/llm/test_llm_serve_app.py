@@ -14,10 +14,12 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from core.metrics import LLM_FAMILIES, exported_names
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.llm.service_key import bearer_header
 from deployments.engines.translation.llm import LLMEngine
 from tests.integration.llm.conftest import SERVICE_KEY
+from tests.support import dashboard
 from tests.support.llm_models import smollm2_gguf
 
 pytestmark = [pytest.mark.llm, pytest.mark.serve]
@@ -82,3 +84,19 @@ def test_the_translator_engine_reaches_it_with_the_key_only(llm_url: str) -> Non
         engine.shutdown()
     with pytest.raises(EngineUnavailable):
         LLMEngine(base_url=f"{llm_url}/v1", model=MODEL_ID, api_key="wrong").start()
+
+
+def test_completions_are_exported_as_llm_metrics(llm_url: str) -> None:
+    """Tokens, finish reasons and latency per completion, busy slots and queue sampled: all on Ray's endpoint."""
+    from tests.integration.test_metrics_http import metrics_endpoint, scrape_until
+
+    with httpx.Client(base_url=llm_url, timeout=120, headers=bearer_header(SERVICE_KEY)) as client:
+        for _ in range(2):
+            assert client.post("/v1/chat/completions", json=chat(max_tokens=3)).status_code == 200
+    samples = scrape_until(metrics_endpoint(), exported_names(LLM_FAMILIES), timeout_s=120)
+    tokens = {labels["kind"]: value for labels, value in samples["ray_mediatrans_llm_tokens_total"]}
+    assert tokens["prompt"] >= 2 and 2 <= tokens["completion"] <= 6
+    assert sum(v for _, v in samples["ray_mediatrans_llm_requests_total"]) >= 2
+    assert sum(v for _, v in samples["ray_mediatrans_llm_request_seconds_count"]) >= 2
+    assert all(0 <= v <= 2 for _, v in samples["ray_mediatrans_llm_slots_busy"])  # the app's 2 slots
+    assert dashboard.metric_names("ray_mediatrans_llm_") <= exported_names(LLM_FAMILIES)
