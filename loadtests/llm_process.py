@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
@@ -42,11 +42,11 @@ def ensure_service_key() -> str:
 
 
 @contextlib.contextmanager
-def local_llm_server(model: Path = MODEL, slots: int = 4, timeout_s: float = 120.0) -> Iterator[str]:
-    """Yield the base URL of a freshly started server; stop it afterwards."""
+def local_llm_server(model: Path = MODEL, slots: int = 4, timeout_s: float = 120.0, extra: Sequence[str] = ()) -> Iterator[str]:
+    """Yield the base URL of a freshly started server (``extra``: more command-line flags); stop it afterwards."""
     port = free_port()
     command = [sys.executable, "-m", "deployments.llm_server", "--model", str(model), "--port", str(port)]
-    command += ["--slots", str(slots)]
+    command += ["--slots", str(slots), *extra]
     key = ensure_service_key()
     env = {**os.environ, "PYTHONPATH": str(ROOT), ENV_VAR: key}
     log = tempfile.NamedTemporaryFile(prefix="llm-server-", suffix=".log", delete=False)  # noqa: SIM115

@@ -3,7 +3,8 @@
 The same requests the GPU profile sends to Ray Serve LLM (vLLM) work here:
 ``response_format`` of type ``json_schema`` or ``json_object`` constrains
 decoding with a grammar; ``temperature``, ``top_p``, ``seed``, ``stop`` and
-``max_tokens`` (or ``max_completion_tokens``) are honoured; ``stream: true``
+``max_tokens`` (or ``max_completion_tokens``) are honoured, and so is vLLM's
+``ignore_eos``; ``stream: true``
 answers as server-sent events (the whole completion arrives as one delta,
 because text is only made from whole token sequences). Errors use OpenAI's
 ``{"error": {...}}`` shape and a one-line message, never a traceback; a full
@@ -84,6 +85,8 @@ class ChatRequest(pydantic.BaseModel):
     n: int = pydantic.Field(default=1, ge=1, le=1)
     stream: bool = False
     response_format: dict[str, Any] | None = None
+    #: vLLM's extension: keep generating past the end-of-text token up to the budget (benchmarks use it).
+    ignore_eos: bool = False
 
     def stops(self) -> tuple[str, ...]:
         if self.stop is None:
@@ -169,6 +172,7 @@ def create_openai_app(
                 seed=body.seed if body.seed is not None else 0,
                 stop=body.stops(),
                 response_format=body.response_format,
+                ignore_eos=body.ignore_eos,
             )
         )
         try:

@@ -32,6 +32,7 @@ class QueuedRequest:
     chooser: TokenChooser
     stop: tuple[str, ...]
     future: Future[Generated]
+    ignore_eos: bool = False
     started: float = field(default_factory=time.monotonic)
 
 
