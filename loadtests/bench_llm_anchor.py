@@ -24,9 +24,9 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -57,16 +57,27 @@ SENTENCES = [
 
 
 def messages(i: int) -> list[dict[str, str]]:
-    """Request ``i``: its own first words, a translation task of about 90 prompt tokens."""
+    """Request ``i``: its own first words (no prompt cache can serve it), about 95 prompt tokens."""
     text = SENTENCES[i % len(SENTENCES)]
     return [
-        {"role": "system", "content": f"{text} Translate this sentence into German, French and Spanish, then explain."},
+        {"role": "system", "content": f"Task {i}. {text} Translate it into German, French and Spanish, then explain."},
         {"role": "user", "content": f"Sentence {i}: {text}"},
     ]
 
 
-def median_of(repeats: int, run: Callable[[], float]) -> float:
-    return statistics.median(run() for _ in range(repeats))
+def rates(runs: list[tuple[float, float]], n: int, prompt_tokens: float, new_tokens: int) -> tuple[float, float]:
+    """(prompt tokens/s, generated tokens/s) from (prompt-only seconds, full seconds) runs: medians."""
+    read = statistics.median(r for r, _ in runs)
+    generate = statistics.median(full - r for r, full in runs)
+    return prompt_tokens / read, n * new_tokens / generate
+
+
+_fresh = iter(range(1000, 10**9))
+
+
+def fresh(n: int) -> list[int]:
+    """``n`` request numbers never used before in this run."""
+    return [next(_fresh) for _ in range(n)]
 
 
 # -- the bare loop -------------------------------------------------------------
@@ -105,24 +116,28 @@ class BareLoop:
         """Seconds to read every prompt (chunks of ``N_BATCH``) and make 1 + ``new_tokens`` tokens per sequence."""
         import numpy as np
 
-        llama_cpp, ctx = self.llama_cpp, self.context.ctx
+        llama_cpp = self.llama_cpp
         for seq in range(SLOTS):
             llama_cpp.llama_memory_seq_rm(self.context.memory, seq, 0, -1)
         started = time.perf_counter()
         pending = [(seq, pos, token) for seq, tokens in enumerate(prompts) for pos, token in enumerate(tokens)]
         last = {seq: len(tokens) - 1 for seq, tokens in enumerate(prompts)}
-        rows: dict[int, int] = {}
+        following: dict[int, int] = {}  # each sequence's next token, taken from the chunk its prompt ends in
         for start in range(0, len(pending), N_BATCH):
             rows = self._decode(pending[start : start + N_BATCH], last)
+            following.update({seq: self._argmax(np, row) for seq, row in rows.items()})
         positions = {seq: len(tokens) for seq, tokens in enumerate(prompts)}
         for _ in range(new_tokens):
-            step = []
-            for seq, row in rows.items():
-                logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx, row), shape=(self.n_vocab,))
-                step.append((seq, positions[seq], int(np.argmax(logits))))
-                positions[seq] += 1
+            step = [(seq, positions[seq], token) for seq, token in following.items()]
             rows = self._decode(step, {seq: pos for seq, pos, _ in step})
+            following = {seq: self._argmax(np, row) for seq, row in rows.items()}
+            positions = {seq: pos + 1 for seq, pos in positions.items()}
+        assert len(following) == len(prompts), "a sequence stopped generating"
         return time.perf_counter() - started
+
+    def _argmax(self, np: Any, row: int) -> int:
+        pointer = self.llama_cpp.llama_get_logits_ith(self.context.ctx, row)
+        return int(np.argmax(np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))))
 
     def _decode(self, entries: list[tuple[int, int, int]], want: dict[int, int]) -> dict[int, int]:
         """Decode ``(seq, pos, token)`` entries; rows of the logits wanted (``want``: seq -> pos)."""
@@ -153,10 +168,12 @@ def bare_figures(repeats: int, new_tokens: int) -> dict[int, tuple[float, float]
     try:
         loop.run([loop.prompt(99)], 4)  # warm-up
         for n in CONCURRENCY:
-            prompts = [loop.prompt(n * 10 + i) for i in range(n)]
-            read = median_of(repeats, lambda p=prompts: loop.run(p, 0))
-            full = median_of(repeats, lambda p=prompts: loop.run(p, new_tokens))
-            figures[n] = (sum(map(len, prompts)) / read, n * new_tokens / (full - read))
+            runs, size = [], 0
+            for _ in range(repeats):
+                prompts = [loop.prompt(i) for i in fresh(n)]
+                runs.append((loop.run(prompts, 0), loop.run(prompts, new_tokens)))  # the loop clears its cache
+                size += sum(map(len, prompts))
+            figures[n] = rates(runs, n, size / repeats, new_tokens)
     finally:
         loop.close()
     return figures
@@ -172,24 +189,26 @@ def server_figures(repeats: int, new_tokens: int) -> dict[int, tuple[float, floa
         headers = bearer_header(configured_key())
         with httpx.Client(base_url=url, headers=headers, timeout=600) as client:
 
-            def one(i: int, budget: int) -> int:
+            def one(i: int, budget: int) -> int:  # returns the prompt's token count
                 body = {"messages": messages(i), "temperature": 0, "max_tokens": budget, "ignore_eos": True}
                 answer = client.post("/v1/chat/completions", json=body)
                 answer.raise_for_status()
                 return int(answer.json()["usage"]["prompt_tokens"])
 
-            def wave(n: int, budget: int) -> tuple[float, int]:
+            def wave(numbers: list[int], budget: int) -> tuple[float, int]:
                 started = time.perf_counter()
-                with ThreadPoolExecutor(n) as pool:
-                    tokens = sum(pool.map(lambda i: one(n * 10 + i, budget), range(n)))
+                with ThreadPoolExecutor(len(numbers)) as pool:
+                    tokens = sum(pool.map(lambda i: one(i, budget), numbers))
                 return time.perf_counter() - started, tokens
 
-            wave(1, 4)  # warm-up
+            wave(fresh(1), 4)  # warm-up
             for n in CONCURRENCY:
-                read_runs = [wave(n, 1) for _ in range(repeats)]
-                read = statistics.median(t for t, _ in read_runs)
-                full = median_of(repeats, lambda n=n: wave(n, new_tokens + 1)[0])
-                figures[n] = (read_runs[0][1] / read, n * new_tokens / (full - read))
+                runs, size = [], 0
+                for _ in range(repeats):  # fresh requests each time: the server's prefix cache must not help
+                    read, tokens = wave(fresh(n), 1)
+                    runs.append((read, wave(fresh(n), new_tokens + 1)[0]))
+                    size += tokens
+                figures[n] = rates(runs, n, size / repeats, new_tokens)
     return figures
 
 
