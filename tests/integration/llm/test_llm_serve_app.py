@@ -95,7 +95,7 @@ def test_completions_are_exported_as_llm_metrics(llm_url: str) -> None:
             assert client.post("/v1/chat/completions", json=chat(max_tokens=3)).status_code == 200
     samples = scrape_until(metrics_endpoint(), exported_names(LLM_FAMILIES), timeout_s=120)
     tokens = {labels["kind"]: value for labels, value in samples["ray_mediatrans_llm_tokens_total"]}
-    assert tokens["prompt"] >= 2 and 2 <= tokens["completion"] <= 6
+    assert tokens["prompt"] > tokens["completion"] >= 2  # other tests of this module complete too
     assert sum(v for _, v in samples["ray_mediatrans_llm_requests_total"]) >= 2
     assert sum(v for _, v in samples["ray_mediatrans_llm_request_seconds_count"]) >= 2
     assert all(0 <= v <= 2 for _, v in samples["ray_mediatrans_llm_slots_busy"])  # the app's 2 slots
