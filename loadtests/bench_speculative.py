@@ -98,6 +98,7 @@ class Decoder:
 class Run:
     tokens: list[int]
     seconds: float
+    prompt_s: float = 0.0  # reading the prompt (both models' for speculative) and choosing the first token
     proposed: int = 0
     accepted: int = 0
     verifications: int = 0
@@ -107,9 +108,10 @@ def greedy(target: Decoder, prompt: list[int]) -> Run:
     target.reset()
     started = time.perf_counter()
     out = target.decode(prompt, 0)
+    read = time.perf_counter() - started
     while not target.is_end(out[-1]) and len(out) < MAX_TOKENS:
         out += target.decode([out[-1]], len(prompt) + len(out) - 1)
-    return Run(_until_end(target, out), time.perf_counter() - started)
+    return Run(_until_end(target, out), time.perf_counter() - started, read)
 
 
 def speculative(target: Decoder, draft: Decoder, prompt: list[int], k: int) -> Run:
@@ -119,7 +121,7 @@ def speculative(target: Decoder, draft: Decoder, prompt: list[int], k: int) -> R
     started = time.perf_counter()
     out = target.decode(prompt, 0)
     draft.decode(prompt, 0)
-    run = Run([], 0.0)
+    run = Run([], 0.0, time.perf_counter() - started)
     pos = len(prompt)  # where out[-1] (chosen, not yet in either cache) goes
     while not target.is_end(out[-1]) and len(out) < MAX_TOKENS:
         proposal: list[int] = []
@@ -171,8 +173,9 @@ def main(argv: list[str] | None = None) -> None:
     formatter = Jinja2ChatFormatter(template, eos_token=model.token_get_text(model.token_eos()), bos_token="")
     texts = sentences(options.sentences)
     print(f"draft {options.draft.name}, {options.draft_tokens} draft tokens, {len(texts)} sentences per language")
-    print("| target | acceptance | tokens per verification | greedy tok/s | speculative tok/s | ratio | same answer |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| target | acceptance | tokens per verification | greedy tok/s | speculative tok/s | ratio "
+          "| after the prompt: greedy | speculative | ratio | same answer |")  # fmt: skip
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     ratios = []
     for lang in options.languages.split(","):
         base, spec = [], []
@@ -189,9 +192,11 @@ def main(argv: list[str] | None = None) -> None:
         rate_s = sum(len(s.tokens) for s in spec) / sum(s.seconds for s in spec)
         acceptance = sum(s.accepted for s in spec) / max(1, sum(s.proposed for s in spec))
         per_check = statistics.mean((s.accepted + s.verifications) / max(1, s.verifications) for s in spec)
+        gen_b = sum(len(b.tokens) - 1 for b in base) / sum(b.seconds - b.prompt_s for b in base)
+        gen_s = sum(len(s.tokens) - 1 for s in spec) / sum(s.seconds - s.prompt_s for s in spec)
         ratios.append(rate_s / rate_b)
         row = f"| {lang} | {acceptance:.2f} | {per_check:.2f} | {rate_b:.1f} | {rate_s:.1f} | {rate_s / rate_b:.2f} |"
-        print(f"{row} {same}/{len(texts)} |")
+        print(f"{row} {gen_b:.1f} | {gen_s:.1f} | {gen_s / gen_b:.2f} | {same}/{len(texts)} |")
     print(f"median ratio speculative / greedy: {statistics.median(ratios):.2f}")
 
 
