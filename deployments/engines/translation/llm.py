@@ -17,7 +17,8 @@ and finally the engine raises
 drafts. In-context examples from the project's bank (``llm_examples.py``)
 precede the request; targets listed in ``single_segment_targets`` go one
 segment per plain-text call, and those in ``plain_prompt_targets`` one
-segment per call in the bare model's plain wording (``plain_messages``).
+segment per call in the bare model's plain wording (``plain_messages``), but
+for ``professional`` requests.
 
 Options: ``LLMOptions``. HTTP, retries and the service key: ``llm_client.py``.
 """
@@ -179,7 +180,7 @@ class LLMEngine(TranslatorEngine):
             return []
         self._stats.add("segments", len(cores))
         target = primary(request.target_lang)
-        one_by_one = target in self.options.single_segment_targets or target in self.options.plain_prompt_targets
+        one_by_one = target in self.options.single_segment_targets or self._asks_plainly(request)
         size = 1 if one_by_one else self.options.batch_size
         batches = chunks(cores, size)
         self._stats.add("batches", len(batches))
@@ -255,13 +256,18 @@ class LLMEngine(TranslatorEngine):
         request = job.request
         before, after = window
         source, target = request.source_lang, request.target_lang
-        if is_plain(texts) and primary(target) in self.options.plain_prompt_targets:
+        if is_plain(texts) and self._asks_plainly(request):
             return plain_messages(texts[0], source, target, request.hints)
         if is_plain(texts):
             messages = single_messages(texts[0], source, target, request.hints, before, after)
         else:
             messages = batch_messages(texts, source, target, request.hints, before, after)
         return with_examples(messages, self._pick_examples(texts, request), source, target)
+
+    def _asks_plainly(self, request: TranslationRequest) -> bool:
+        """The plain prompt: a ``plain_prompt_targets`` target, except for ``professional`` requests, which keep
+        the full prompt's context lines (6 on each side) and its review pass."""
+        return primary(request.target_lang) in self.options.plain_prompt_targets and request.hints.mode != "professional"
 
     def _pick_examples(self, texts: list[str], request: TranslationRequest) -> list[tuple[str, str]]:
         """The bank's examples closest to the batch (its median-length segment), when the target uses them.
@@ -270,7 +276,7 @@ class LLMEngine(TranslatorEngine):
         """
         wanted = self.options.example_targets
         target = primary(request.target_lang)
-        if self._examples is None or (wanted is not None and target not in wanted) or target in self.options.plain_prompt_targets:
+        if self._examples is None or (wanted is not None and target not in wanted) or self._asks_plainly(request):
             return []
         if len(request.texts) == 1:
             # A lone string (a game string into several targets) shares its whole prompt but the closing line

@@ -56,7 +56,8 @@ class LLMOptions(EngineOptions):
     plain_prompt_targets: tuple[str, ...] = Field(
         (),
         description="Target languages asked one segment per call with a plain prompt (no system rules, context or "
-        "examples; only the rules a segment needs), where the full prompt scored under the bare model.",
+        "examples; only the rules a segment needs), where the full prompt scored under the bare model; "
+        "professional requests keep the full prompt.",
     )
     examples: ProjectPath | None = Field(
         None,

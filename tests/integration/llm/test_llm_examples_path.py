@@ -96,3 +96,11 @@ def test_plain_prompt_targets_ask_each_segment_in_plain_wording(server: Loopback
     engine.translate(TranslationRequest(LINES, "en", "de", hints=hints))
     last = server.chat_requests()[-1]
     assert len(server.chat_requests()) == len(LINES) + 1 and last.body["messages"][0]["role"] == "system"
+
+
+def test_professional_requests_keep_the_full_prompt_on_plain_targets(server: Loopback, engines) -> None:
+    """Professional video keeps its wide context and review pass: one JSON batch with the system rules."""
+    engine = engines(server.url, batch_size=8, plain_prompt_targets=("ja",))
+    engine.translate(TranslationRequest(LINES, "en", "ja", hints=TranslationHints(mode="professional")))
+    first = server.chat_requests()[0]
+    assert first.body["messages"][0]["role"] == "system" and sorted(segments_of(first)) == sorted(LINES)
