@@ -26,7 +26,6 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -34,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from deployments.engines.llm.service_key import bearer_header, configured_key  # noqa: E402
+from loadtests.llama_direct import DirectLlama  # noqa: E402
 from loadtests.llm_process import MODEL, local_llm_server  # noqa: E402
 
 CONCURRENCY = (1, 2, 4, 6)
@@ -87,78 +87,34 @@ class BareLoop:
     """llama.cpp's low-level API in a tight loop: the ceiling the server is measured against."""
 
     def __init__(self) -> None:
-        import llama_cpp
-        from llama_cpp import _logger
-        from llama_cpp._internals import LlamaBatch, LlamaContext, LlamaModel
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-        _logger.set_verbose(False)
-        self.llama_cpp = llama_cpp
-        params = llama_cpp.llama_model_default_params()
-        params.n_gpu_layers = 0
-        self.model = LlamaModel(path_model=str(MODEL), params=params, verbose=False)
-        ctx = llama_cpp.llama_context_default_params()
-        ctx.n_ctx, ctx.n_batch, ctx.n_ubatch, ctx.n_seq_max, ctx.kv_unified = N_CTX, N_BATCH, N_BATCH, SLOTS, True
-        ctx.n_threads = ctx.n_threads_batch = THREADS
-        self.context = LlamaContext(model=self.model, params=ctx, verbose=False)
-        self.batch = LlamaBatch(n_tokens=N_BATCH, embd=0, n_seq_max=SLOTS, verbose=False)
-        self.n_vocab = self.model.n_vocab()
-        model = self.model
-        template = model.metadata()["tokenizer.chat_template"]
-        eos, bos = model.token_get_text(model.token_eos()), model.token_get_text(model.token_bos())
-        self.formatter = Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos)
+        self.llama = DirectLlama(MODEL, n_ctx=N_CTX, n_batch=N_BATCH, n_seq=SLOTS, threads=THREADS)
 
     def prompt(self, i: int) -> list[int]:
-        text = self.formatter(messages=messages(i)).prompt
-        return list(self.model.tokenize(text.encode(), add_bos=self.model.add_bos_token(), special=True))
+        return self.llama.prompt(messages(i))
 
     def run(self, prompts: list[list[int]], new_tokens: int) -> float:
         """Seconds to read every prompt (chunks of ``N_BATCH``) and make 1 + ``new_tokens`` tokens per sequence."""
-        import numpy as np
-
-        llama_cpp = self.llama_cpp
+        llama = self.llama
         for seq in range(SLOTS):
-            llama_cpp.llama_memory_seq_rm(self.context.memory, seq, 0, -1)
+            llama.forget(seq)
         started = time.perf_counter()
         pending = [(seq, pos, token) for seq, tokens in enumerate(prompts) for pos, token in enumerate(tokens)]
-        last = {seq: len(tokens) - 1 for seq, tokens in enumerate(prompts)}
+        ends = {(seq, len(tokens) - 1) for seq, tokens in enumerate(prompts)}
         following: dict[int, int] = {}  # each sequence's next token, taken from the chunk its prompt ends in
         for start in range(0, len(pending), N_BATCH):
-            rows = self._decode(pending[start : start + N_BATCH], last)
-            following.update({seq: self._argmax(np, row) for seq, row in rows.items()})
+            rows = llama.decode(pending[start : start + N_BATCH], ends)
+            following.update({seq: llama.argmax(row) for (seq, _), row in rows.items()})
         positions = {seq: len(tokens) for seq, tokens in enumerate(prompts)}
         for _ in range(new_tokens):
             step = [(seq, positions[seq], token) for seq, token in following.items()]
-            rows = self._decode(step, {seq: pos for seq, pos, _ in step})
-            following = {seq: self._argmax(np, row) for seq, row in rows.items()}
+            rows = llama.decode(step, {(seq, pos) for seq, pos, _ in step})
+            following = {seq: llama.argmax(row) for (seq, _), row in rows.items()}
             positions = {seq: pos + 1 for seq, pos in positions.items()}
         assert len(following) == len(prompts), "a sequence stopped generating"
         return time.perf_counter() - started
 
-    def _argmax(self, np: Any, row: int) -> int:
-        pointer = self.llama_cpp.llama_get_logits_ith(self.context.ctx, row)
-        return int(np.argmax(np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))))
-
-    def _decode(self, entries: list[tuple[int, int, int]], want: dict[int, int]) -> dict[int, int]:
-        """Decode ``(seq, pos, token)`` entries; rows of the logits wanted (``want``: seq -> pos)."""
-        batch = self.batch.batch
-        batch.n_tokens = 0
-        rows = {}
-        for i, (seq, pos, token) in enumerate(entries):
-            batch.token[i], batch.pos[i], batch.n_seq_id[i] = token, pos, 1
-            batch.seq_id[i][0] = seq
-            batch.logits[i] = want.get(seq) == pos
-            if batch.logits[i]:
-                rows[seq] = i
-            batch.n_tokens += 1
-        if self.llama_cpp.llama_decode(self.context.ctx, batch) != 0:
-            raise RuntimeError("llama_decode failed")
-        return rows
-
     def close(self) -> None:
-        self.batch.close()
-        self.context.close()
-        self.model.close()
+        self.llama.close()
 
 
 def bare_figures(repeats: int, new_tokens: int) -> dict[int, tuple[float, float]]:
