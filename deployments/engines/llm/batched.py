@@ -24,7 +24,6 @@ import collections
 import logging
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import Future
 
 import llama_cpp
@@ -48,7 +47,6 @@ class BatchedLlama:
         threads: CPU threads for decoding (one token per sequence per step).
         threads_batch: CPU threads for reading prompts (default: ``threads``).
         n_batch: most tokens in one llama.cpp batch (prompt chunk size).
-        on_finish: called with every finished completion (metrics); its errors are logged, never raised.
     """
 
     def __init__(
@@ -60,7 +58,6 @@ class BatchedLlama:
         threads: int = 2,
         threads_batch: int | None = None,
         n_batch: int = 256,
-        on_finish: Callable[[Generated], None] | None = None,
     ) -> None:
         from llama_cpp import _logger
 
@@ -88,7 +85,6 @@ class BatchedLlama:
         self._lock = threading.Condition()
         self._closed = False
         self.stats = BatchStats()
-        self._on_finish = on_finish
         self._thread = threading.Thread(target=self._run, name="llama-batch", daemon=True)
         self._thread.start()
 
@@ -288,11 +284,6 @@ class BatchedLlama:
             seconds=time.monotonic() - request.started,
         )
         self.stats.record(result)
-        if self._on_finish is not None:
-            try:
-                self._on_finish(result)
-            except Exception:
-                log.warning("on_finish failed", exc_info=True)
         request.chooser.close()
         slot.request, slot.next_token = None, None
         if not request.future.cancelled():

@@ -8,6 +8,7 @@ so prompts match what the model was trained on.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -19,6 +20,8 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 from deployments.engines.llm.batched import BatchedLlama
 from deployments.engines.llm.completion import Generated
 from deployments.engines.llm.sampling import grammar_for
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class ChatModel:
     """Formats chat messages with the model's template and completes them."""
 
     def __init__(self, config: ChatModelConfig, on_finish: Callable[[Generated], None] | None = None) -> None:
+        """``on_finish`` sees every completion ``complete`` returns (metrics), off the decode thread; its errors
+        are logged, never raised."""
         if not os.path.isfile(config.model_path):
             raise FileNotFoundError(f"model file {config.model_path} is missing; run `make setup`")
         self.config = config
@@ -61,8 +66,8 @@ class ChatModel:
             threads=config.threads,
             threads_batch=config.threads_batch,
             n_batch=config.n_batch,
-            on_finish=on_finish,
         )
+        self._on_finish = on_finish
         metadata = self.runner.model.metadata()
         template = metadata.get("tokenizer.chat_template")
         if not template:
@@ -107,10 +112,16 @@ class ChatModel:
         """``submit`` awaited; cancelling the caller cancels the generation."""
         future = self.submit(messages, **options)
         try:
-            return await asyncio.wrap_future(future)
+            result = await asyncio.wrap_future(future)
         except asyncio.CancelledError:
             future.cancel()
             raise
+        if self._on_finish is not None:
+            try:
+                self._on_finish(result)
+            except Exception:
+                log.warning("on_finish failed", exc_info=True)
+        return result
 
     def load(self) -> dict[str, int]:
         """Running and waiting requests."""
