@@ -142,11 +142,12 @@ def test_a_small_token_limit_ends_with_length(api: httpx.Client, llm_server, lim
 
 
 def test_ignore_eos_generates_exactly_the_budget(api: httpx.Client, llm_server) -> None:
-    """vLLM's ``ignore_eos``: a reply that would end after a word runs to max_tokens (fixed-length benchmarks)."""
+    """vLLM's ``ignore_eos``: a reply that would end after a word runs to max_tokens (fixed-length benchmarks).
+
+    Whether the model alone stops early differs between CPUs, so only the guarantee is asserted.
+    """
     body = {"model": llm_server.model, "messages": user("Say only: yes"), "temperature": 0, "max_tokens": 24}
-    short = post(api, **body).json()
     long = post(api, **body, ignore_eos=True).json()
-    assert short["usage"]["completion_tokens"] < 24 and short["choices"][0]["finish_reason"] == "stop"
     assert long["usage"]["completion_tokens"] == 24 and long["choices"][0]["finish_reason"] == "length"
 
 
