@@ -71,8 +71,14 @@ def transcribe_long(
     offset: float = 0.0,
     options: ChunkedAsrOptions,
     on_chunk: Callable[[int, int], None] | None = None,
+    on_prefix: Callable[[Transcript, float], None] | None = None,
 ) -> Transcript:
-    """Transcribe ``audio`` (16 kHz mono) whose first sample is at ``offset`` seconds."""
+    """Transcribe ``audio`` (16 kHz mono) whose first sample is at ``offset`` seconds.
+
+    ``on_prefix(transcript, until)``, when given, receives the merged transcript of chunks
+    0..k each time k grows (chunks finish in any order) and the file time where chunk k ends,
+    except for the last prefix, which is the result.
+    """
     import ray.data
 
     chunks = split_at_silences(audio, options=ChunkingOptions(options.target_chunk_s, options.max_chunk_s))
@@ -90,9 +96,16 @@ def transcribe_long(
     dataset = ray.data.from_items(rows, override_num_blocks=len(rows)).map(
         _transcribe_row, concurrency=max(1, min(options.concurrency, len(rows))), num_cpus=0.05
     )
-    parts: list[Transcript] = []
+    parts: dict[int, Transcript] = {}
+    front = 0  # chunks 0..front-1 are all done
     for row in dataset.iter_rows():
-        parts.append(pickle.loads(row["transcript"]))
+        parts[int(row["index"])] = pickle.loads(row["transcript"])
         if on_chunk is not None:
             on_chunk(len(parts), len(rows))
-    return merge_transcripts(sorted(parts, key=lambda t: t.offset))
+        grown = front
+        while grown in parts:
+            grown += 1
+        if on_prefix is not None and front < grown < len(rows):
+            on_prefix(merge_transcripts([parts[i] for i in range(grown)]), offset + chunks[grown - 1].end)
+        front = grown
+    return merge_transcripts(sorted(parts.values(), key=lambda t: t.offset))

@@ -65,12 +65,17 @@ class Progress:
         return max(1, round(self.initial_estimate_s * (100 - percent) / 100))
 
     async def update(self, stage: str, fraction: float = 0.0, *, force: bool = False) -> None:
+        if self._order(stage) < self._order(self.stage):  # a late report of a stage already left
+            return
         percent = max(self.percent, self.percent_at(stage, fraction))
         now = time.monotonic()
         if not force and stage == self.stage and now - self._last_write < self.min_interval_s:
             return
         self.percent, self.stage, self._last_write = percent, stage, now
         await self.sink(stage, percent, self.remaining_s(percent))
+
+    def _order(self, stage: str) -> int:
+        return [name for name, _ in self.stages].index(stage)
 
     async def enter(self, stage: str) -> None:
         self.entered[stage] = time.monotonic()

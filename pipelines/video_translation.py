@@ -15,7 +15,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,25 +28,19 @@ from deployments.engines.diarization.base import Diarization
 from deployments.engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
 from deployments.engines.media.ffmpeg import burn_subtitles, extract_audio, resolve_font
 from deployments.engines.media.probe import MediaInfo, probe, validate
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
-from deployments.engines.translation.languages import primary
 from pipelines.dubbing.dubber import DubbingDeps, DubRequest, dub
-from pipelines.dubbing.lines import DubLine, display_names, dub_lines
+from pipelines.dubbing.lines import display_names
 from pipelines.dubbing.voices import Speaker
+from pipelines.early_translation import EarlyTranslation
 from pipelines.progress import Progress
 from pipelines.subtitles import (
     Cue,
-    ProfanityFilter,
-    SegmentationOptions,
     SubtitleStyle,
-    censor_cues,
-    cue_text,
     render,
-    segment_segments,
-    translate_sentences,
 )
-from pipelines.subtitles.translation import group_sentences
+from pipelines.transcript_translation import TranslatedTranscript, job_glossary, start_early, translate_transcript
 
 SUBTITLE_TYPES = {"srt": "application/x-subrip", "vtt": "text/vtt", "ass": "text/x-ssa"}
 #: Published files: kind → (download name, content type).
@@ -59,9 +53,17 @@ OUTPUT_FILES = {
 DETECT_WINDOW_S = 30.0
 log = logging.getLogger(__name__)
 
-TRANSLATE_BATCH = 64
-CONTEXT_SENTENCES = 2
-PROFESSIONAL_CONTEXT = 6
+
+class Transcribe(Protocol):
+    def __call__(
+        self,
+        audio: np.ndarray,
+        language: str,
+        offset: float,
+        report: Callable[[float], None],
+        *,
+        on_prefix: Callable[[Transcript, float], None] | None = None,
+    ) -> Awaitable[Transcript]: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +75,9 @@ class PipelineDeps:
         admit: called with the probed media before any heavy work; raises to
             refuse it (e.g. the minutes do not fit the account's quota).
         detect_language: speech sample → (API code, probability).
-        transcribe: (audio, language, offset, on_fraction) → transcript on the file's timeline.
+        transcribe: (audio, language, offset, on_fraction, on_prefix=) → transcript on the file's
+            timeline; ``on_prefix(transcript, until)`` (optional, called on the event loop) gets each
+            recognized prefix of a chunked recording as it grows.
         translate: request + optional glossary → result.
         pairs: the translator's (source, target) pairs.
         publish: (local file, download name, content type) → signed URL.
@@ -88,7 +92,7 @@ class PipelineDeps:
     obtain: Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]
     admit: Callable[[MediaInfo], Awaitable[None]]
     detect_language: Callable[[np.ndarray], Awaitable[tuple[str, float]]]
-    transcribe: Callable[[np.ndarray, str, float, Callable[[float], None]], Awaitable[Transcript]]
+    transcribe: Transcribe
     translate: Callable[[TranslationRequest, Glossary | None], Awaitable[TranslationResult]]
     pairs: Callable[[], Awaitable[frozenset[tuple[str, str]]]]
     publish: Callable[[Path, str, str], Awaitable[str]]
@@ -96,15 +100,6 @@ class PipelineDeps:
     summarize: Callable[[list[str], str], Awaitable[str | None]] | None = None
     diarize: Callable[[np.ndarray, int | None, float, Callable[[float], None]], Awaitable[Diarization]] | None = None
     dubbing: DubbingDeps | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class _Translated:
-    """Subtitle cues of the translation, and the sentence groups they came from (dubbing speaks those)."""
-
-    cues: list[Cue]
-    char_count: int
-    lines: list[DubLine]
 
 
 async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
@@ -132,7 +127,12 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     await progress.enter("recognizing")
     language = spec.source_lang or (await deps.detect_language(audio[: int(DETECT_WINDOW_S * SAMPLE_RATE)]))[0]
     await _check_pair(deps, language, spec.target_lang)
-    transcript = await deps.transcribe(audio, language, start, _reporter(progress, "recognizing"))
+    glossary = job_glossary(spec, language)
+
+    async def translate(request: TranslationRequest) -> TranslationResult:
+        return await deps.translate(request, glossary)
+
+    transcript, early = await _recognize(spec, audio, language, start, translate, deps, progress)
 
     speakers: list[Speaker] = []
     if spec.enable_diarization:
@@ -140,7 +140,11 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
         transcript, speakers = await _diarize(spec, audio, start, transcript, deps, progress)
 
     await progress.enter("translating")
-    translated = await _translated_cues(spec, transcript, language, deps)
+
+    async def report(fraction: float) -> None:
+        await progress.update("translating", fraction)
+
+    translated = await translate_transcript(spec, transcript, language, translate, report, summarize=deps.summarize, early=early)
 
     await progress.enter("synthesizing")
     source, dubbed = media, None
@@ -165,6 +169,30 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     return result
 
 
+async def _recognize(
+    spec: VideoJobSpec,
+    audio: np.ndarray,
+    language: str,
+    start: float,
+    translate: Callable[[TranslationRequest], Awaitable[TranslationResult]],
+    deps: PipelineDeps,
+    progress: Progress,
+) -> tuple[Transcript, EarlyTranslation | None]:
+    """The transcript; on long recordings cut into chunks, translation of the settled sentences
+    starts while later chunks are still being recognized (docs/video.md, "Recognition and translation overlap")."""
+    early = start_early(spec, language, translate)
+    reporter = _reporter(progress, "recognizing")
+    if early is None:
+        return await deps.transcribe(audio, language, start, reporter), None
+    try:
+        transcript = await deps.transcribe(audio, language, start, reporter, on_prefix=early.offer)
+        await early.finish()
+    except BaseException:
+        early.cancel()
+        raise
+    return transcript, early
+
+
 async def _diarize(
     spec: VideoJobSpec, audio: np.ndarray, start: float, transcript: Transcript, deps: PipelineDeps, progress: Progress
 ) -> tuple[Transcript, list[Speaker]]:
@@ -184,7 +212,7 @@ async def _diarize(
 
 async def _dub(
     spec: VideoJobSpec,
-    translated: _Translated,
+    translated: TranslatedTranscript,
     speakers: list[Speaker],
     language: str,
     info: MediaInfo,
@@ -200,8 +228,7 @@ async def _dub(
         voice=spec.dubbing_voice, speed=spec.dubbing_speed, bg_music=spec.dubbing_bg_music, target_lang=spec.target_lang,
         source_lang=language, start=start, end=end if end is not None else info.duration, engine=spec.engine,
     )  # fmt: skip
-    glossary = spec.glossary.engine_glossary() if spec.glossary else None
-    glossary = glossary if glossary and glossary.applies_to(language, spec.target_lang) else None
+    glossary = job_glossary(spec, language)
 
     async def translate(request: TranslationRequest) -> TranslationResult:
         return await deps.translate(request, glossary)
@@ -231,54 +258,6 @@ def _reporter(progress: Progress, stage: str) -> Callable[[float], None]:
         asyncio.run_coroutine_threadsafe(progress.update(stage, fraction), loop)
 
     return report
-
-
-async def _translated_cues(spec: VideoJobSpec, transcript: Transcript, language: str, deps: PipelineDeps) -> _Translated:
-    options = SegmentationOptions(
-        max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration, speaker_labels=spec.enable_diarization
-    )
-    cues = segment_segments(transcript.segments, options)
-    groups = group_sentences(cues)
-    sentences = [" ".join(cue_text(c) for c in group) for group in groups]
-    translations = await _translate_all(sentences, language, spec, deps)
-    laid_out = translate_sentences(groups, translations, options, bilingual=spec.bilingual)
-    if spec.profanity_filter:
-        laid_out = censor_cues(laid_out, spec.target_lang, language if spec.bilingual else None)
-        spoken = ProfanityFilter(spec.target_lang)
-        translations = [spoken.censor(t) for t in translations]
-    lines = dub_lines(groups, translations, sentences) if spec.enable_dubbing else []
-    return _Translated(laid_out, sum(len(t) for t in translations), lines)
-
-
-async def _translate_all(sentences: list[str], language: str, spec: VideoJobSpec, deps: PipelineDeps) -> list[str]:
-    """``standard``: the routed engine, with neighbouring sentences as context. ``professional``: the LLM
-    with wider context on both sides, a summary of the whole transcript and a review pass (docs/video.md)."""
-    if not sentences or language == primary(spec.target_lang):
-        return sentences
-    glossary = spec.glossary.engine_glossary() if spec.glossary else None
-    glossary = glossary if glossary and glossary.applies_to(language, spec.target_lang) else None
-    hints = TranslationHints(mode=spec.engine)
-    if spec.engine == "professional" and deps.summarize is not None:
-        hints = dataclasses.replace(hints, summary=await _summary(sentences, language, deps))
-    width = CONTEXT_SENTENCES if spec.engine == "standard" else PROFESSIONAL_CONTEXT
-    out: list[str] = []
-    for first in range(0, len(sentences), TRANSLATE_BATCH):
-        batch = sentences[first : first + TRANSLATE_BATCH]
-        before = tuple(sentences[max(0, first - width) : first])
-        after = tuple(sentences[first + len(batch) : first + len(batch) + width])
-        request = TranslationRequest(tuple(batch), language, spec.target_lang, context=before, hints=hints, following=after)
-        out.extend((await deps.translate(request, glossary)).texts)
-    return out
-
-
-async def _summary(sentences: list[str], language: str, deps: PipelineDeps) -> str | None:
-    """The transcript's summary; the translation goes on without one if the LLM cannot give it."""
-    assert deps.summarize is not None
-    try:
-        return await deps.summarize(sentences, language)
-    except Exception as exc:  # a summary is context, never a reason to fail the job
-        log.warning("no transcript summary (%s); translating without it", exc)
-        return None
 
 
 async def _render(

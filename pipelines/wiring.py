@@ -59,10 +59,23 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         result: tuple[str, float] = await asr.detect_language.remote(audio)
         return result
 
-    async def transcribe(audio: np.ndarray, language: str, offset: float, report: Callable[[float], None]) -> Transcript:
+    async def transcribe(
+        audio: np.ndarray,
+        language: str,
+        offset: float,
+        report: Callable[[float], None],
+        *,
+        on_prefix: Callable[[Transcript, float], None] | None = None,
+    ) -> Transcript:
         if len(audio) <= chunking.max_chunk_s * SAMPLE_RATE:  # one chunk: nothing to parallelise
             transcript: Transcript = await asr.transcribe.remote(audio, language, offset)
             return transcript
+        loop = asyncio.get_running_loop()
+
+        def prefix(part: Transcript, until: float) -> None:  # from the Ray Data thread onto the loop
+            if on_prefix is not None:
+                loop.call_soon_threadsafe(on_prefix, part, until)
+
         return await asyncio.to_thread(
             transcribe_long,
             audio,
@@ -70,6 +83,7 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
             offset=offset,
             options=chunking,
             on_chunk=lambda done, total: report(done / total),
+            on_prefix=prefix,
         )
 
     async def translate(request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:

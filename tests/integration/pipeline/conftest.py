@@ -78,12 +78,21 @@ def local_deps(
     async def detect(audio: np.ndarray) -> tuple[str, float]:
         return await asyncio.to_thread(whisper.detect_language, audio)
 
-    async def transcribe(audio: np.ndarray, language: str, offset: float, report: Callable[[float], None]) -> Transcript:
+    async def transcribe(
+        audio: np.ndarray,
+        language: str,
+        offset: float,
+        report: Callable[[float], None],
+        *,
+        on_prefix: Callable[[Transcript, float], None] | None = None,
+    ) -> Transcript:
         chunks = split_at_silences(audio, chunk_s, chunk_s * 1.25)
         parts = []
         for i, chunk in enumerate(chunks):
             parts.append(await asyncio.to_thread(whisper.transcribe, chunk.slice(audio), language, offset + chunk.start))
             report((i + 1) / len(chunks))
+            if on_prefix is not None and i + 1 < len(chunks):
+                on_prefix(merge_transcripts(parts), offset + chunk.end)
         return merge_transcripts(parts)
 
     async def translate(request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:

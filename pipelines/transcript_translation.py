@@ -1,0 +1,153 @@
+"""A recognized transcript → translated subtitle cues and dubbing lines.
+
+Cues are grouped into sentences, sentences are sent in batches with their
+neighbours as context (``standard``), or with wider context, a summary and a
+review pass (``professional``), and the translations are laid back onto the
+cues. :func:`start_early` begins the ``standard`` batches while recognition is
+still running (``early_translation.py``); the final pass reuses every batch it
+would have asked for anyway.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+
+from core.specs.video import VideoJobSpec
+from deployments.engines.asr.types import Transcript
+from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from deployments.engines.translation.glossary import Glossary
+from deployments.engines.translation.languages import primary
+from pipelines.dubbing.lines import DubLine, dub_lines
+from pipelines.early_translation import EarlyTranslation
+from pipelines.subtitles import (
+    Cue,
+    ProfanityFilter,
+    SegmentationOptions,
+    censor_cues,
+    cue_text,
+    segment_segments,
+    translate_sentences,
+)
+from pipelines.subtitles.translation import group_sentences
+
+log = logging.getLogger(__name__)
+
+TRANSLATE_BATCH = 64
+CONTEXT_SENTENCES = 2
+PROFESSIONAL_CONTEXT = 6
+
+Translate = Callable[[TranslationRequest], Awaitable[TranslationResult]]
+Summarize = Callable[[list[str], str], Awaitable[str | None]]
+Report = Callable[[float], Awaitable[None]]
+
+
+@dataclasses.dataclass(frozen=True)
+class TranslatedTranscript:
+    """Subtitle cues of the translation, and the sentence groups they came from (dubbing speaks those)."""
+
+    cues: list[Cue]
+    char_count: int
+    lines: list[DubLine]
+
+
+def job_glossary(spec: VideoJobSpec, source: str) -> Glossary | None:
+    """The task's glossary when it applies to this language pair."""
+    glossary = spec.glossary.engine_glossary() if spec.glossary else None
+    return glossary if glossary and glossary.applies_to(source, spec.target_lang) else None
+
+
+def _options(spec: VideoJobSpec) -> SegmentationOptions:
+    return SegmentationOptions(
+        max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration, speaker_labels=spec.enable_diarization
+    )
+
+
+def _groups(spec: VideoJobSpec, transcript: Transcript) -> list[tuple[Cue, ...]]:
+    return group_sentences(segment_segments(transcript.segments, _options(spec)))
+
+
+def _sentence(group: tuple[Cue, ...]) -> str:
+    return " ".join(cue_text(c) for c in group)
+
+
+def batch_requests(
+    sentences: list[str], source: str, spec: VideoJobSpec, hints: TranslationHints
+) -> list[tuple[int, TranslationRequest]]:
+    """The batches the final pass sends, each with the index of its first sentence."""
+    width = CONTEXT_SENTENCES if spec.engine == "standard" else PROFESSIONAL_CONTEXT
+    out = []
+    for first in range(0, len(sentences), TRANSLATE_BATCH):
+        batch = sentences[first : first + TRANSLATE_BATCH]
+        before = tuple(sentences[max(0, first - width) : first])
+        after = tuple(sentences[first + len(batch) : first + len(batch) + width])
+        request = TranslationRequest(tuple(batch), source, spec.target_lang, context=before, hints=hints, following=after)
+        out.append((first, request))
+    return out
+
+
+def needs_translation(spec: VideoJobSpec, source: str) -> bool:
+    return source != primary(spec.target_lang)
+
+
+def start_early(spec: VideoJobSpec, source: str, translate: Translate) -> EarlyTranslation | None:
+    """Early translation where its requests equal the final pass's: ``standard``, no speaker labels
+    (speaker turns come after recognition and change the cues), and a language to translate into."""
+    if spec.engine != "standard" or spec.enable_diarization or not needs_translation(spec, source):
+        return None
+    hints = TranslationHints(mode=spec.engine)
+
+    def sentences(transcript: Transcript) -> tuple[list[str], list[float]]:
+        groups = _groups(spec, transcript)
+        return [_sentence(g) for g in groups], [g[-1].end for g in groups]
+
+    return EarlyTranslation(sentences, lambda s: batch_requests(s, source, spec, hints), translate)
+
+
+async def translate_transcript(
+    spec: VideoJobSpec,
+    transcript: Transcript,
+    source: str,
+    translate: Translate,
+    report: Report,
+    *,
+    summarize: Summarize | None = None,
+    early: EarlyTranslation | None = None,
+) -> TranslatedTranscript:
+    groups = _groups(spec, transcript)
+    sentences = [_sentence(g) for g in groups]
+    translations = await _translate_all(sentences, source, spec, early.translate if early else translate, report, summarize)
+    laid_out = translate_sentences(groups, translations, _options(spec), bilingual=spec.bilingual)
+    if spec.profanity_filter:
+        laid_out = censor_cues(laid_out, spec.target_lang, source if spec.bilingual else None)
+        spoken = ProfanityFilter(spec.target_lang)
+        translations = [spoken.censor(t) for t in translations]
+    lines = dub_lines(groups, translations, sentences) if spec.enable_dubbing else []
+    return TranslatedTranscript(laid_out, sum(len(t) for t in translations), lines)
+
+
+async def _translate_all(
+    sentences: list[str], source: str, spec: VideoJobSpec, translate: Translate, report: Report, summarize: Summarize | None
+) -> list[str]:
+    """``standard``: the routed engine, with neighbouring sentences as context. ``professional``: the LLM
+    with wider context on both sides, a summary of the whole transcript and a review pass (docs/video.md)."""
+    if not sentences or not needs_translation(spec, source):
+        return sentences
+    hints = TranslationHints(mode=spec.engine)
+    if spec.engine == "professional" and summarize is not None:
+        hints = dataclasses.replace(hints, summary=await _summary(sentences, source, summarize))
+    out: list[str] = []
+    for _, request in batch_requests(sentences, source, spec, hints):
+        out.extend((await translate(request)).texts)
+        await report(len(out) / len(sentences))
+    return out
+
+
+async def _summary(sentences: list[str], source: str, summarize: Summarize) -> str | None:
+    """The transcript's summary; the translation goes on without one if the LLM cannot give it."""
+    try:
+        return await summarize(sentences, source)
+    except Exception as exc:  # a summary is context, never a reason to fail the job
+        log.warning("no transcript summary (%s); translating without it", exc)
+        return None
