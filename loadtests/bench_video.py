@@ -119,8 +119,12 @@ print(time.perf_counter() - start, words)
     return float(out[0])
 
 
-def service_job(video: Path, jobs: dict[str, dict[str, str]]) -> dict[str, tuple[float, dict, dict[str, float]]]:
+def service_job(
+    video: Path, jobs: dict[str, dict[str, str]], chunk_s: float | None = None
+) -> dict[str, tuple[float, dict, dict[str, float]]]:
     """One job per entry (label → extra form fields), in order, on one service.
+
+    ``chunk_s`` overrides the profile's ASR chunk length (``asr.target_chunk_s``; the maximum is 1.2 ×).
 
     Returns per label (wall time, final task, seconds per stage as seen by polling every 0.25 s).
     """
@@ -136,8 +140,12 @@ def service_job(video: Path, jobs: dict[str, dict[str, str]]) -> dict[str, tuple
         redis_url = redis.url
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
         serve.start(http_options={"host": "127.0.0.1", "port": port})
+        asr = dict(local["args"]["asr"])
+        if chunk_s is not None:
+            asr.update(target_chunk_s=chunk_s, max_chunk_s=chunk_s * 1.2)
         args = {
             **local["args"],
+            "asr": asr,
             "redis_url": redis_url,
             "public_base_url": base,
             "worker": {**local["args"].get("worker", {}), "work_dir": f"{tmp}/work"},
@@ -185,12 +193,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--minutes", type=float, default=5.5)
     parser.add_argument("--engines", default="standard,professional", help="video `engine` values, one job each")
+    parser.add_argument(
+        "--chunk-s", type=float, default=None, help="ASR chunk length (default: the profile's); short chunks overlap stages"
+    )
     args = parser.parse_args()
     video = build_video(args.minutes)
     duration = args.minutes * 60
     print(f"video: {video} ({duration:.0f} s of real speech, looped codec2-examples recordings)")
     bare = [bare_whisper(video)]
-    jobs = service_job(video, {engine: {"engine": engine} for engine in args.engines.split(",")})
+    jobs = service_job(video, {engine: {"engine": engine} for engine in args.engines.split(",")}, args.chunk_s)
     for engine, (job_s, task, _stages) in jobs.items():
         assert task["status"] == "completed", task
         chars = task["result"]["char_count"]
