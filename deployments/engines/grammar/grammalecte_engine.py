@@ -10,9 +10,6 @@ restarted on the next request. Rule names map to ``FR_GRAMMALECTE_<NAME>``
 
 from __future__ import annotations
 
-import itertools
-import json
-import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,6 +19,7 @@ from pydantic import Field
 from deployments.engines.errors import EngineFailure, EngineUnavailable
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.equivalents import rule_id
+from deployments.engines.grammar.line_worker import LineWorker
 from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
 from deployments.engines.options import EngineOptions
 
@@ -83,9 +81,8 @@ class GrammalecteEngine(GrammarEngine):
 
     def __init__(self, options: GrammalecteOptions | None = None, /, **overrides: Any) -> None:
         super().__init__(options, **overrides)
-        self._proc: subprocess.Popen[str] | None = None
+        self._worker: LineWorker | None = None
         self._lock = threading.Lock()
-        self._ids = itertools.count(1)
         self._rules: list[Rule] = []
 
     def start(self) -> None:
@@ -109,17 +106,16 @@ class GrammalecteEngine(GrammarEngine):
         return list(self._rules)
 
     def health(self) -> None:
-        if self._proc is None or self._proc.poll() is not None:
+        if self._worker is None or not self._worker.alive:
             raise EngineUnavailable("the Grammalecte worker is not running")
 
     def shutdown(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.wait(5)
+        if self._worker is not None:
+            self._worker.stop()
 
     def check(self, text: str, options: CheckOptions) -> list[Issue]:
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
+            if self._worker is None or not self._worker.alive:
                 self._spawn()
             reply = self._call({"text": text})
         issues = []
@@ -135,45 +131,17 @@ class GrammalecteEngine(GrammarEngine):
         return issues
 
     def _spawn(self) -> None:
-        try:
-            self._proc = subprocess.Popen(
-                [self.options.python, "-I", str(WORKER)],  # -I: the worker's folder (types.py) must not shadow the stdlib
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                text=True,
-                encoding="utf-8",
-                bufsize=1,
-            )
-        except OSError as exc:
-            raise EngineUnavailable(f"cannot start {self.options.python} for Grammalecte: {exc}") from exc
-        ready = self._read()
-        if not ready.get("ready"):
+        # -I: the worker's folder (types.py) must not shadow the stdlib
+        self._worker = LineWorker(
+            [self.options.python, "-I", str(WORKER)], label="the Grammalecte worker", timeout_s=self.options.timeout_s
+        )
+        if not self._worker.ready.get("ready"):
+            self._worker.stop()
             raise EngineUnavailable("the Grammalecte worker did not start (is python3-grammalecte installed?)")
 
     def _call(self, request: dict[str, Any]) -> dict[str, Any]:
-        assert self._proc is not None and self._proc.stdin is not None
-        request = {**request, "id": next(self._ids)}
-        try:
-            self._proc.stdin.write(json.dumps(request, ensure_ascii=False) + "\n")
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            self._proc = None
-            raise EngineUnavailable("the Grammalecte worker stopped") from exc
-        reply = self._read()
+        assert self._worker is not None
+        reply = self._worker.call(request)
         if "error" in reply:
             raise EngineFailure(f"Grammalecte failed: {reply['error']}")
-        return reply
-
-    def _read(self) -> dict[str, Any]:
-        assert self._proc is not None and self._proc.stdout is not None
-        result: list[str] = []
-        reader = threading.Thread(target=lambda: result.append(self._proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-        reader.start()
-        reader.join(self.options.timeout_s)
-        if not result or not result[0]:
-            self._proc.kill()
-            self._proc = None
-            raise EngineUnavailable(f"the Grammalecte worker did not answer within {self.options.timeout_s:g} s")
-        reply: dict[str, Any] = json.loads(result[0])
         return reply
