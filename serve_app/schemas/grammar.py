@@ -106,14 +106,16 @@ class RuleRecord(BaseModel):
     engine: str
     languages: list[str] = Field(description="Languages it checks; empty: every grammar language.")
     default_on: bool
+    category: str | None = Field(None, description="The engine's category of the rule (LanguageTool's TYPOS, GRAMMAR…).")
 
 
 class GrammarLanguage(BaseModel):
     code: str
     spelling: bool
     grammar: bool
-    style: bool = Field(description="A style and wordiness pack (domain-aware).")
+    style: bool = Field(description="Style and wordiness rules (LanguageTool's, or a domain-aware pack).")
     engines: list[str]
+    types: list[IssueTypeName] = Field(description="Issue types some rule checks in this language.")
 
 
 class RulesResponse(BaseModel):
@@ -132,8 +134,8 @@ class RulesResponse(BaseModel):
         ]
         return cls.model_validate(
             {
-                "rules": [{**r.__dict__, "languages": list(r.languages)} for r in rules],
+                "rules": [{**r.__dict__, "languages": list(r.languages), "category": r.category or None} for r in rules],
                 "total": len(rules),
-                "languages": [{**s.__dict__, "engines": list(s.engines)} for s in catalogue.languages],
+                "languages": [{**s.__dict__, "engines": list(s.engines), "types": list(s.types)} for s in catalogue.languages],
             }
         )

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from deployments.engines.grammar import precision
 from deployments.engines.grammar.base import GrammarEngine
 from deployments.engines.grammar.detect import LanguageDetector
 from deployments.engines.grammar.merge import corrected, quality_score, select
@@ -26,8 +27,8 @@ DEFAULT_CHUNK_CHARS = 2000
 DEFAULT_WORKERS = 2
 
 #: Engines that check spelling, and engines with grammar rules of their own (our portable rules are everywhere).
-SPELLING_ENGINES = frozenset({"hunspell", "harper", "grammalecte", "languagetool"})
-GRAMMAR_ENGINES = frozenset({"harper", "quire", "grammalecte", "languagetool"})
+SPELLING_ENGINES = frozenset({"hunspell", "harper", "grammalecte", "languagetool", "languagetool-server"})
+GRAMMAR_ENGINES = frozenset({"harper", "quire", "grammalecte", "languagetool", "languagetool-server"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,6 +61,7 @@ class LanguageSupport:
     grammar: bool
     style: bool
     engines: tuple[str, ...]
+    types: tuple[str, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,10 +142,16 @@ class GrammarChecker:
             for start, piece in [(p.start, p.text) for p in pieces] if pieces else [(0, text)]:
                 futures.append((start, self._pool.submit(engine.check, piece, options)))
         found = [issue.shifted(start) for start, future in futures for issue in future.result()]
-        return [
-            dataclasses.replace(i, type=self._types[i.rule_id]) if self._types.get(i.rule_id, i.type) != i.type else i
-            for i in found
-        ]
+        typed = [dataclasses.replace(i, type=kind) if (kind := self._type_of(i)) != i.type else i for i in found]
+        spellers = frozenset(e.name for e in self.engines if e.name in SPELLING_ENGINES and _spells(e, options.lang))
+        return precision.apply(typed, text, options.lang, spellers)
+
+    def _type_of(self, issue: Issue) -> str:
+        """A shared check has one type, our catalogue's, whichever engine finds it (by its id or the ids it is an instance of)."""
+        for rule_id in (issue.rule_id, *issue.also):
+            if rule_id in self._types:
+                return self._types[rule_id]
+        return issue.type
 
     def _catalogue(self) -> Catalogue:
         rules: dict[str, Rule] = {}
@@ -166,17 +174,36 @@ class GrammarChecker:
         codes = {code for e in self.engines if e.name in SPELLING_ENGINES | GRAMMAR_ENGINES for code in e.languages()}
         out = []
         for code in sorted(codes):
-            names = tuple(sorted(e.name for e in self.engines if _serves(e, code)))
+            serving = [e for e in self.engines if _serves(e, code)]
+            names = tuple(sorted(e.name for e in serving))
+            grammar = any(e.name in GRAMMAR_ENGINES and _grammar_in(e, code) for e in serving)
+            types = {r.type for e in serving for r in e.rules() if r.default_on and _rule_serves(r, code)}
             out.append(
                 LanguageSupport(
                     code,
-                    spelling=bool(set(names) & SPELLING_ENGINES),
-                    grammar=bool(set(names) & GRAMMAR_ENGINES),
+                    spelling=any(e.name in SPELLING_ENGINES and _spells(e, code) for e in serving),
+                    grammar=grammar,
                     style=code.split("-")[0] in style,
                     engines=names,
+                    types=tuple(t for t in ISSUE_TYPES if t in types),
                 )
             )
         return tuple(out)
+
+
+def _spells(engine: GrammarEngine, lang: str) -> bool:
+    languages = getattr(engine, "spelling_languages", engine.languages)()
+    return lang in languages or lang.split("-")[0] in languages
+
+
+def _grammar_in(engine: GrammarEngine, lang: str) -> bool:
+    """Whether ``engine`` has grammar rules for ``lang`` (an engine may check only spelling in some)."""
+    languages = getattr(engine, "grammar_languages", engine.languages)()
+    return lang in languages or lang.split("-")[0] in languages
+
+
+def _rule_serves(rule: Rule, lang: str) -> bool:
+    return not rule.languages or lang in rule.languages or lang.split("-")[0] in rule.languages
 
 
 def _serves(engine: GrammarEngine, lang: str) -> bool:

@@ -19,12 +19,22 @@ def _table() -> dict[str, dict[str, str]]:
     return data
 
 
-def rule_id(engine: str, name: str, prefix: str) -> str:
-    """The catalogue id of ``engine``'s rule ``name``; ``prefix`` names rules of its own (``EN_HARPER``)."""
+def _mapped(engine: str, name: str) -> str | None:
     table = _table().get(engine, {})
     if name in table:
         return table[name]
     for pattern, mapped in table.items():
         if "*" in pattern and fnmatch.fnmatchcase(name, pattern):
             return mapped
-    return stable_id(prefix, name)
+    return None
+
+
+def rule_id(engine: str, name: str, prefix: str) -> str:
+    """The catalogue id of ``engine``'s rule ``name``; ``prefix`` names rules of its own (``EN_HARPER``)."""
+    return _mapped(engine, name) or stable_id(prefix, name)
+
+
+def shared_ids(engine: str, name: str) -> tuple[str, ...]:
+    """The shared catalogue id ``engine``'s rule ``name`` is an instance of, when it has one."""
+    mapped = _mapped(engine, name)
+    return (mapped,) if mapped and mapped != name else ()

@@ -1,12 +1,15 @@
-"""LanguageTool through a LanguageTool HTTP server (the GPU cluster image runs one).
+"""LanguageTool through a LanguageTool HTTP server (engine ``languagetool-server``; optional).
 
-The client is ``language-tool-python`` in remote mode (``remote_server=``): it
-speaks LanguageTool's ``/v2`` API and turns its UTF-16 offsets into code
-points. No jar is fetched: the server is configuration (``url``). Matches map to
-the API's issue types by LanguageTool's issue type and category; rule ids map
-through ``equivalents.yaml`` or become ``LT_<RULE_ID>``. LanguageTool's rule
-set is open-ended, so any ``LT_*`` id is a valid ``disable_rules`` entry when
-this engine is configured.
+Both profiles check with LanguageTool's rules in-process (``lingotweaker_engine.py``,
+engine ``languagetool``); this client is for a site that already runs a
+LanguageTool server and wants its Java-only rules. The client is
+``language-tool-python`` in remote mode (``remote_server=``): it speaks
+LanguageTool's ``/v2`` API and turns its UTF-16 offsets into code points. No jar
+is fetched: the server is configuration (``url``). Matches map to the API's
+issue types as the in-process engine's do (``languagetool_types.py``); rule ids
+are LanguageTool's own. The server's rule set is open-ended, so any
+upper-case LanguageTool id is a valid ``disable_rules`` entry when this engine
+is configured.
 """
 
 from __future__ import annotations
@@ -18,35 +21,11 @@ from pydantic import Field, field_validator
 
 from deployments.engines.errors import EngineUnavailable
 from deployments.engines.grammar.base import GrammarEngine
-from deployments.engines.grammar.equivalents import rule_id
-from deployments.engines.grammar.types import CheckOptions, Issue, IssueType, Rule, Severity
+from deployments.engines.grammar.equivalents import shared_ids
+from deployments.engines.grammar.languagetool_types import classify, lt_code
+from deployments.engines.grammar.types import CheckOptions, Issue, Rule
 from deployments.engines.options import EngineOptions
 
-PREFIX = "LT"
-#: LanguageTool issue type → (issue type, severity).
-ISSUE_TYPES: dict[str, tuple[IssueType, Severity]] = {
-    "misspelling": ("spelling", "error"),
-    "grammar": ("grammar", "error"),
-    "typographical": ("punctuation", "warning"),
-    "whitespace": ("punctuation", "info"),
-    "style": ("style", "info"),
-    "register": ("style", "info"),
-    "locale-violation": ("style", "info"),
-    "duplication": ("grammar", "warning"),
-    "inconsistency": ("grammar", "warning"),
-    "uncategorized": ("grammar", "warning"),
-}
-#: LanguageTool category → issue type, where the category says more than the issue type.
-CATEGORIES: dict[str, IssueType] = {
-    "TYPOS": "spelling",
-    "PUNCTUATION": "punctuation",
-    "TYPOGRAPHY": "punctuation",
-    "REDUNDANCY": "wordiness",
-    "PLAIN_ENGLISH": "wordiness",
-    "STYLE": "style",
-}
-#: API code → LanguageTool language code.
-LT_CODES = {"en": "en-US", "en-GB": "en-GB", "de": "de-DE", "pt": "pt-PT", "pt-BR": "pt-BR", "fr-CA": "fr", "es-MX": "es"}
 DEFAULT_LANGUAGES = (
     "en",
     "en-GB",
@@ -85,7 +64,7 @@ class LanguageToolOptions(EngineOptions):
 class LanguageToolEngine(GrammarEngine):
     """A LanguageTool server through language-tool-python's remote mode."""
 
-    name = "languagetool"
+    name = "languagetool-server"
     priority = 25
     Options = LanguageToolOptions
     options: LanguageToolOptions
@@ -103,8 +82,8 @@ class LanguageToolEngine(GrammarEngine):
         return self._languages
 
     def rules(self) -> list[Rule]:
-        description = "Any LanguageTool rule, as LT_<RULE_ID> (the server's rule set is open-ended)."
-        return [Rule("LT_*", "grammar", "warning", description, self.name, tuple(sorted(self._languages)))]
+        description = "Any rule of the LanguageTool server, by its LanguageTool id (the server's rule set is open-ended)."
+        return [Rule("*", "grammar", "warning", description, self.name, tuple(sorted(self._languages)))]
 
     def check(self, text: str, options: CheckOptions) -> list[Issue]:
         with self._lock:  # the client keeps per-text offset state in class attributes
@@ -115,14 +94,13 @@ class LanguageToolEngine(GrammarEngine):
         return [self._issue(m) for m in matches]
 
     def _issue(self, match: Any) -> Issue:
-        kind, severity = ISSUE_TYPES.get(match.rule_issue_type, ("grammar", "warning"))
-        kind = CATEGORIES.get(match.category, kind)
-        catalogue_id = rule_id("languagetool", match.rule_id, PREFIX)
-        fixes = tuple(match.replacements[:3])
-        return Issue(match.offset, match.error_length, kind, severity, catalogue_id, match.message, fixes, self.name)
+        kind, severity = classify(match.rule_issue_type, match.category)
+        fixes = tuple(match.replacements[:5])
+        also = shared_ids("languagetool", match.rule_id)
+        return Issue(match.offset, match.error_length, kind, severity, match.rule_id, match.message, fixes, self.name, also)
 
     def _tool(self, lang: str) -> Any:
-        code = LT_CODES.get(lang, lang.split("-")[0])
+        code = lt_code(lang)
         if code not in self._tools:
             import language_tool_python
 

@@ -4,7 +4,9 @@ Overlaps (documented in docs/grammar.md): no two issues cover one character.
 Candidates are ranked by severity (error first), then engine priority
 (Grammalecte and Harper 30, LanguageTool 25, Quire 20, Hunspell 10, our rules
 0), then length (the longer span), then position and rule id; each is kept
-unless it overlaps one kept before it. The result is sorted by offset.
+unless it overlaps one kept before it. The result is sorted by offset. An issue
+that other engines also flagged on exactly its span takes their suggestions
+too, the ones most engines agree on first.
 Filtering (check types, disabled rules, severity floor) happens first, so a
 hidden issue never hides a visible one.
 """
@@ -17,6 +19,9 @@ from collections.abc import Iterable, Mapping
 
 from deployments.engines.grammar.types import Issue, severity_rank
 
+#: Suggestions of each engine that count as its vote, and suggestions kept per issue.
+SUGGESTION_VOTES = 3
+MAX_SUGGESTIONS = 5
 #: Severity weights of the quality score.
 WEIGHTS = {"error": 1.0, "warning": 0.5, "info": 0.1}
 #: How steeply the score falls with weighted issues per word (one error in 20 words: 61).
@@ -36,14 +41,32 @@ def select(
     candidates = [
         _deduplicated(i)
         for i in issues
-        if i.type in check_types and i.rule_id not in disabled and severity_rank(i.severity) >= floor
+        if i.type in check_types
+        and i.rule_id not in disabled
+        and not disabled.intersection(i.also)
+        and severity_rank(i.severity) >= floor
     ]
     candidates.sort(key=lambda i: (-severity_rank(i.severity), -priorities.get(i.engine, 0), -i.length, i.offset, i.rule_id))
     kept: list[Issue] = []
     for issue in candidates:
         if not any(issue.overlaps(k) for k in kept):
             kept.append(issue)
-    return sorted(kept, key=lambda i: (i.offset, i.length, i.rule_id))
+    return sorted((_best_suggestions(k, candidates) for k in kept), key=lambda i: (i.offset, i.length, i.rule_id))
+
+
+def _best_suggestions(kept: Issue, candidates: list[Issue]) -> Issue:
+    """The kept issue's suggestions, joined by those of other engines on the same span, the ones
+    most engines agree on first (ties keep the kept engine's order)."""
+    same = [c for c in candidates if c.offset == kept.offset and c.length == kept.length and c is not kept]
+    if not same:
+        return kept
+    votes: dict[str, int] = {}
+    for issue in [kept, *same]:
+        for fix in issue.replacements[:SUGGESTION_VOTES]:
+            votes[fix] = votes.get(fix, 0) + 1
+    pool = list(dict.fromkeys([*kept.replacements, *(f for c in same for f in c.replacements)]))
+    ranked = sorted(pool, key=lambda f: (-votes.get(f, 0), pool.index(f)))[:MAX_SUGGESTIONS]
+    return kept if tuple(ranked) == kept.replacements else dataclasses.replace(kept, replacements=tuple(ranked))
 
 
 def _deduplicated(issue: Issue) -> Issue:

@@ -35,6 +35,8 @@ class Issue:
         message: a human sentence.
         replacements: best first; empty when there is no single fix ("" deletes the span).
         engine: which engine found it (for merging and debugging; not in the API).
+        also: shared catalogue ids this engine's rule is an instance of (``SPELLING`` for
+            ``MORFOLOGIK_RULE_EN_US``): disabling one of them disables the issue too.
     """
 
     offset: int
@@ -45,6 +47,7 @@ class Issue:
     message: str
     replacements: tuple[str, ...] = ()
     engine: str = ""
+    also: tuple[str, ...] = ()
 
     @property
     def end(self) -> int:
@@ -70,6 +73,7 @@ class Rule:
         description: one sentence.
         engine: which engine runs it.
         default_on: whether it runs unless disabled.
+        category: the engine's own category of the rule (LanguageTool's ``TYPOS``, ``GRAMMAR``…), when it has one.
     """
 
     id: str
@@ -79,6 +83,7 @@ class Rule:
     engine: str
     languages: tuple[str, ...] = ()
     default_on: bool = True
+    category: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deployments.engines.grammar.base import stable_id
-from deployments.engines.grammar.equivalents import rule_id
+from deployments.engines.grammar.equivalents import rule_id, shared_ids
 from deployments.engines.grammar.text import chunks, has_text, sentences, words
 
 TEXT = "😀 Don't visit https://x.example/a now. L'eau est froide e\u0301te\u0301 {0} <b>gras</b>. नमस्ते दुनिया! 東京は大きい。 Fin."
@@ -53,4 +53,6 @@ def test_rule_ids_are_stable_ascii() -> None:
     assert rule_id("harper", "RepeatedWords", "EN_HARPER") == "REPEATED_WORD"  # one id whichever engine finds it
     assert rule_id("quire", "doubled-word", "EN_QUIRE") == "REPEATED_WORD"
     assert rule_id("languagetool", "MORFOLOGIK_RULE_EN_US", "LT") == "SPELLING"
-    assert rule_id("languagetool", "SOME_NEW_RULE", "LT") == "LT_SOME_NEW_RULE"
+    assert shared_ids("languagetool", "MORFOLOGIK_RULE_DE_DE") == ("SPELLING",)  # disabling SPELLING disables it too
+    assert shared_ids("languagetool", "EN_A_VS_AN") == ()  # already the shared id
+    assert shared_ids("languagetool", "SOME_NEW_RULE") == ()
