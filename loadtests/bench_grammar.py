@@ -1,7 +1,9 @@
 """Benchmark: grammar checking of 1,000 characters, in-process and through HTTP, in one run.
 
 In-process: each English engine alone, the CPU profile's default engines, and
-every English engine (defaults + Quire), for English and five more languages.
+every English engine (defaults + Quire), for English and five more languages;
+then LanguageTool's languages loaded one by one (first request with the load,
+a warm request, the resident memory of each language's worker).
 Through HTTP: the real Serve app (Redis, Ray, Ingress, Grammar) with the default
 engines, then redeployed with every English engine on; one request at a time
 (latency) from a separate process (loadgen.py). Prints p50/p99 latency and
@@ -47,6 +49,8 @@ SAMPLES = {
     "disseram que o projeto do parque era demasiado caro, enquanto outros acham que trará visitantes ao centro.",
 }
 GOALS_MS = {"default": 50.0, "all English engines": 150.0}
+#: The first German request of each engine set through HTTP (German loaded on it), in ms.
+FIRST_HTTP_MS: dict[str, float] = {}
 
 
 def thousand(text: str) -> str:
@@ -71,7 +75,11 @@ def in_process(repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
     from deployments.engines.registry import create_engine
 
     results: dict[str, dict[str, tuple[float, float]]] = {}
-    singles = {"harper alone": [{"engine": "harper"}], "quire alone": [{"engine": "quire"}]}
+    singles = {
+        "harper alone": [{"engine": "harper"}],
+        "languagetool alone": [{"engine": "languagetool"}],
+        "quire alone": [{"engine": "quire"}],
+    }
     for name, specs in {**singles, **engine_sets()}.items():
         engines = [create_engine(s["engine"], s.get("options")) for s in specs]
         for engine in engines:
@@ -95,6 +103,41 @@ def in_process(repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
     return results
 
 
+def cold_languages() -> dict[str, tuple[float, float, float]]:
+    """Per language, LanguageTool alone: (first check with the load, a warm check in ms, resident MB of its worker)."""
+    from deployments.engines.grammar.lingotweaker_engine import LingoTweakerEngine
+    from deployments.engines.grammar.types import CheckOptions
+
+    engine = LingoTweakerEngine(preload=[], memory_budget_mb=100_000)
+    engine.start()
+    out = {}
+    try:
+        for lang, sample in SAMPLES.items():
+            text = thousand(sample)
+            started = time.perf_counter()
+            engine.check(text, CheckOptions(lang))
+            first = (time.perf_counter() - started) * 1000
+            started = time.perf_counter()
+            engine.check(text, CheckOptions(lang))
+            warm = (time.perf_counter() - started) * 1000
+            rss = next(mb for code, mb in engine.loaded().items() if code.split("-")[0] == lang)
+            out[lang] = (first, warm, rss)
+    finally:
+        engine.shutdown()
+    return out
+
+
+def first_request_http(base: str, token: str, lang: str) -> float:
+    """Milliseconds of the first ``lang`` request through HTTP (its LanguageTool language not loaded yet)."""
+    import httpx
+
+    body = {"text": thousand(SAMPLES[lang]), "lang": lang}
+    started = time.perf_counter()
+    response = httpx.post(f"{base}/v1/grammar", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=120)
+    response.raise_for_status()
+    return (time.perf_counter() - started) * 1000
+
+
 def through_http(duration: float) -> dict[str, tuple[float, float]]:
     import ray
     from ray import serve
@@ -114,6 +157,7 @@ def through_http(duration: float) -> dict[str, tuple[float, float]]:
                 serve.run(build_app(args), name="mediatrans", route_prefix="/")
                 wait_http_ok(f"{base}/readyz", 180)
                 token = token or make_token(redis.url)
+                FIRST_HTTP_MS[name] = first_request_http(base, token, "de")
                 body = json.dumps({"text": thousand(SAMPLES["en"]), "lang": "en"})
                 results[name] = _load(f"{base}/v1/grammar", token, body, duration)
         finally:
@@ -137,12 +181,20 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of HTTP load per engine set")
     args = parser.parse_args()
     local = in_process(args.repeat)
+    cold = cold_languages()
     http = through_http(args.duration)
     chars = len(thousand(SAMPLES["en"]))
     print(f"\nin-process, {args.repeat} checks of ~1,000 characters each (p50 / p99 ms, characters per second at p50):")
     for name, per_lang in local.items():
         row = "  ".join(f"{lang} {p50:6.1f}/{p99:6.1f} ({chars / p50 * 1000:7.0f}/s)" for lang, (p50, p99) in per_lang.items())
         print(f"  {name:22} {row}")
+    print("\nLanguageTool languages loaded on first use (~1,000 characters; ms, resident MB of the language's worker):")
+    for lang, (first, warm, rss) in cold.items():
+        ratio = first / warm
+        print(f"  {lang}: first request {first:7.0f} ms   warm {warm:6.1f} ms   first/warm {ratio:5.1f}   RSS {rss:4.0f} MB")
+    print(f"  all {len(cold)} loaded at once: {sum(r for *_, r in cold.values()):.0f} MB")
+    for name, ms in FIRST_HTTP_MS.items():
+        print(f"  through HTTP, {name}: the first German request (German not yet loaded) took {ms:.0f} ms")
     print(f"\nthrough HTTP, English, one request at a time for {args.duration:.0f} s:")
     for name, (p50, p99) in http.items():
         overhead = p50 / local[name]["en"][0]

@@ -1,0 +1,167 @@
+"""Grammar quality on the project's corpora: precision on correct text, recall of planted errors.
+
+* **Precision**: the share of correct sentences (``tests/data/grammar/clean_scoring.yaml``, held
+  out: no rule or filter is tuned on it) that get an issue at the default severity (``warning``),
+  per language and per engine, and for the merged answer of the configured engines.
+* **Recall**: the share of planted errors (``tests/data/grammar/planted.yaml``) whose span an issue
+  covers (overlaps), per language and per engine, for the merged answer at the default severity and
+  at ``severity: info`` (style and wordiness issues are ``info``).
+
+``--calibrate`` instead runs every engine on ``clean_calibration.yaml`` (and the test corpus's
+correct text, ``corpus.yaml``) and writes
+``configs/grammar/precision.yaml``: the rules that flagged a correct sentence there, per language,
+are demoted to ``info`` (deployments/engines/grammar/precision.py).
+
+    .venv/bin/python loadtests/score_grammar.py            # tables (markdown) on stdout
+    .venv/bin/python loadtests/score_grammar.py --calibrate
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from deployments.engines.grammar import precision  # noqa: E402
+from deployments.engines.grammar.checker import GrammarChecker, GrammarRequest  # noqa: E402
+from deployments.engines.grammar.types import CheckOptions, Issue  # noqa: E402
+from deployments.engines.registry import create_engine  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "grammar"
+
+
+def engines(extra: list[str], skip: list[str]) -> list[Any]:
+    args = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]["args"]
+    specs = leave_out([*args["grammar"]["engines"], *({"engine": name} for name in extra)], skip)
+    started = []
+    for spec in specs:
+        engine = create_engine(spec["engine"], spec.get("options"))
+        engine.start()
+        started.append(engine)
+    return started
+
+
+def covers(issue: Issue, start: int, end: int) -> bool:
+    return issue.offset < end and start < issue.end if issue.length else start <= issue.offset <= end
+
+
+def raw(engine: Any, text: str, lang: str) -> list[Issue]:
+    """One engine's issues after the rule and name demotions (alone, it has no second speller to agree)."""
+    return precision.apply(engine.check(text, CheckOptions(lang)), text, lang)
+
+
+def leave_out(specs: list[dict[str, Any]], skip: list[str]) -> list[dict[str, Any]]:
+    return [s for s in specs if s["engine"] not in skip]
+
+
+def serves(engine: Any, lang: str) -> bool:
+    return lang in engine.languages() or lang.split("-")[0] in engine.languages()
+
+
+def calibrate(started: list[Any]) -> None:
+    clean = yaml.safe_load((DATA / "clean_calibration.yaml").read_text(encoding="utf-8"))
+    for lang, block in yaml.safe_load((DATA / "corpus.yaml").read_text(encoding="utf-8")).items():
+        if isinstance(block, dict):  # the test corpus's correct text (its own languages and variants)
+            clean.setdefault(lang, []).extend(block.get("clean", []))
+    demote: dict[str, set[str]] = collections.defaultdict(set)
+    for lang, sentences in clean.items():
+        for text in sentences:
+            for engine in started:
+                if not serves(engine, lang):
+                    continue
+                for issue in engine.check(text, CheckOptions(lang)):
+                    if issue.severity != "info" and issue.type != "spelling":
+                        demote[lang].add(issue.rule_id)
+                        print(f"{lang} {engine.name} {issue.rule_id}: {text[issue.offset : issue.end]!r} in {text[:60]!r}")
+    head = (
+        "# Rules demoted to `info` per language: each flagged a correct sentence of\n"
+        "# tests/data/grammar/clean_calibration.yaml or corpus.yaml. Written by `loadtests/score_grammar.py --calibrate`;\n"
+        "# spelling is never demoted by rule (names are handled in precision.py).\n"
+    )
+    body = {"demote": {lang: sorted(rules) for lang, rules in sorted(demote.items())}}
+    precision.PATH.write_text(head + yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+    print(f"wrote {precision.PATH.relative_to(ROOT)}: {sum(len(r) for r in demote.values())} rules in {len(demote)} languages")
+
+
+def score(started: list[Any]) -> None:
+    checker = GrammarChecker(started, chunk_chars=2000, workers=2)
+    clean = yaml.safe_load((DATA / "clean_scoring.yaml").read_text(encoding="utf-8"))
+    planted = yaml.safe_load((DATA / "planted.yaml").read_text(encoding="utf-8"))
+    print("## Precision: correct sentences flagged at the default severity (clean_scoring.yaml)\n")
+    print("| lang | sentences | merged | " + " | ".join(e.name for e in started) + " |")
+    print("|---|---:|---:|" + "---:|" * len(started))
+    total = flagged_total = 0
+    for lang, sentences in clean.items():
+        merged = 0
+        per_engine = collections.Counter()
+        for text in sentences:
+            result = checker.check(GrammarRequest(text=text, lang=lang))
+            merged += bool(result.issues)
+            for issue in result.issues:
+                print(f"    flagged {lang} {issue.engine} {issue.rule_id}: {text[issue.offset : issue.end]!r}", file=sys.stderr)
+            for engine in started:
+                if serves(engine, lang) and any(i.severity != "info" for i in raw(engine, text, lang)):
+                    per_engine[engine.name] += 1
+        total += len(sentences)
+        flagged_total += merged
+        cells = [f"{per_engine[e.name]}" if serves(e, lang) else "—" for e in started]
+        print(f"| {lang} | {len(sentences)} | {merged} ({100 * merged / len(sentences):.1f}%) | " + " | ".join(cells) + " |")
+    print(f"| **all** | {total} | **{flagged_total} ({100 * flagged_total / total:.1f}%)** |" + " |" * len(started))
+
+    print("\n## Recall: planted errors whose span an issue covers (planted.yaml)\n")
+    print("| lang | errors | merged (warning) | merged (info) | " + " | ".join(e.name for e in started) + " |")
+    print("|---|---:|---:|---:|" + "---:|" * len(started))
+    by_type: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    for lang, items in planted.items():
+        found_warning = found_info = 0
+        per_engine = collections.Counter()
+        for item in items:
+            start = item["text"].index(item["wrong"])
+            end = start + len(item["wrong"])
+            at_warning = checker.check(GrammarRequest(text=item["text"], lang=lang))
+            at_info = checker.check(GrammarRequest(text=item["text"], lang=lang, min_severity="info"))
+            hit_warning = any(covers(i, start, end) for i in at_warning.issues)
+            hit_info = any(covers(i, start, end) for i in at_info.issues)
+            found_warning += hit_warning
+            found_info += hit_info
+            by_type[item["type"]][0] += hit_info
+            by_type[item["type"]][1] += 1
+            if not hit_info:
+                print(f"    missed {lang} {item['type']}: {item['wrong']!r} in {item['text']!r}", file=sys.stderr)
+            for engine in started:
+                if serves(engine, lang) and any(covers(i, start, end) for i in raw(engine, item["text"], lang)):
+                    per_engine[engine.name] += 1
+        n = len(items)
+        cells = [f"{per_engine[e.name]}" if serves(e, lang) else "—" for e in started]
+        print(
+            f"| {lang} | {n} | {found_warning} ({100 * found_warning / n:.0f}%) | {found_info} ({100 * found_info / n:.0f}%) | "
+            + " | ".join(cells)
+            + " |"
+        )
+    print("\nBy type (merged, severity info): " + ", ".join(f"{t} {h}/{n}" for t, (h, n) in sorted(by_type.items())))
+    checker.shutdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--calibrate", action="store_true", help="write configs/grammar/precision.yaml")
+    parser.add_argument("--extra", default="", help="more engines beside the profile's, e.g. quire")
+    parser.add_argument("--skip", default="", help="engines of the profile to leave out, e.g. languagetool")
+    args = parser.parse_args()
+    started = engines([e for e in args.extra.split(",") if e], [e for e in args.skip.split(",") if e])
+    try:
+        calibrate(started) if args.calibrate else score(started)
+    finally:
+        for engine in started:
+            engine.shutdown()
+
+
+if __name__ == "__main__":
+    main()
