@@ -209,8 +209,9 @@ def main() -> None:
     bare.append(bare_whisper(video))
     bare_s = statistics.median(bare)
     print(f"\nvideo duration           {duration:8.1f} s")
-    for engine, (job_s, _, _) in jobs.items():
+    for engine, (job_s, _, stages) in jobs.items():
         print(f"job wall time, {engine:12} {job_s:8.1f} s   = {job_s / duration:.3f} x video duration")
+        print("    by stage (polled): " + ", ".join(f"{stage} {seconds:.1f} s" for stage, seconds in stages.items()))
     print(f"bare faster-whisper      {bare_s:8.1f} s   = {bare_s / duration:.3f} x video duration")
     for engine, (job_s, _, _) in jobs.items():
         print(f"ratio job / bare, {engine:12} {job_s / bare_s:6.2f}")
