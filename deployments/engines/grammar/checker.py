@@ -11,6 +11,7 @@ sentences) get it whole.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -72,8 +73,12 @@ class Catalogue:
     languages: tuple[LanguageSupport, ...]
     open_prefixes: tuple[str, ...] = ()
 
+    @functools.cached_property
+    def rule_ids(self) -> frozenset[str]:
+        return frozenset(r.id for r in self.rules)
+
     def valid_rule(self, rule_id: str) -> bool:
-        return rule_id in {r.id for r in self.rules} or any(rule_id.startswith(p) for p in self.open_prefixes)
+        return rule_id in self.rule_ids or any(rule_id.startswith(p) for p in self.open_prefixes)
 
 
 class GrammarChecker:
