@@ -10,7 +10,8 @@
 ``--calibrate`` instead runs every engine on ``clean_calibration.yaml`` (and the test corpus's
 correct text, ``corpus.yaml``) and writes
 ``configs/grammar/precision.yaml``: the rules that flagged a correct sentence there, per language,
-are demoted to ``info`` (deployments/engines/grammar/precision.py).
+are demoted to ``info``, and so is the spelling of a speller that flagged more than one sentence in
+five of a language (deployments/engines/grammar/precision.py).
 
     .venv/bin/python loadtests/score_grammar.py            # tables (markdown) on stdout
     .venv/bin/python loadtests/score_grammar.py --calibrate
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from deployments.engines.grammar import precision  # noqa: E402
-from deployments.engines.grammar.checker import GrammarChecker, GrammarRequest  # noqa: E402
+from deployments.engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarRequest  # noqa: E402
 from deployments.engines.grammar.types import CheckOptions, Issue  # noqa: E402
 from deployments.engines.registry import create_engine  # noqa: E402
 
@@ -71,21 +72,40 @@ def calibrate(started: list[Any]) -> None:
         if isinstance(block, dict):  # the test corpus's correct text (its own languages and variants)
             clean.setdefault(lang, []).extend(block.get("clean", []))
     demote: dict[str, set[str]] = collections.defaultdict(set)
+    spelling_flags: dict[tuple[str, str], int] = collections.Counter()
+    spelling_engines = [e for e in started if e.name in SPELLING_ENGINES]
     for lang, sentences in clean.items():
+        spellers = frozenset(e.name for e in spelling_engines if serves(e, lang))
         for text in sentences:
+            found = []
             for engine in started:
                 if not serves(engine, lang):
                     continue
                 for issue in engine.check(text, CheckOptions(lang)):
+                    found.append(issue)
                     if issue.severity != "info" and issue.type != "spelling":
                         demote[lang].add(issue.rule_id)
                         print(f"{lang} {engine.name} {issue.rule_id}: {text[issue.offset : issue.end]!r} in {text[:60]!r}")
+            kept = precision.apply(found, text, lang, spellers, calibrated=False)
+            for name in {i.engine for i in kept if i.type == "spelling" and i.severity != "info"}:
+                spelling_flags[lang, name] += 1
+    noisy: dict[str, list[str]] = collections.defaultdict(list)
+    for (lang, name), flagged in sorted(spelling_flags.items()):
+        share = flagged / len(clean[lang])
+        print(f"{lang} {name} spelling flags {flagged} of {len(clean[lang])} sentences ({share:.0%})")
+        if share > precision.NOISY_SPELLER_SHARE:
+            noisy[lang].append(name)
     head = (
-        "# Rules demoted to `info` per language: each flagged a correct sentence of\n"
-        "# tests/data/grammar/clean_calibration.yaml or corpus.yaml. Written by `loadtests/score_grammar.py --calibrate`;\n"
-        "# spelling is never demoted by rule (names are handled in precision.py).\n"
+        "# Written by `loadtests/score_grammar.py --calibrate` from the correct sentences of\n"
+        "# tests/data/grammar/clean_calibration.yaml and corpus.yaml (deployments/engines/grammar/precision.py).\n"
+        "# demote: rules (other than spelling) that flagged one of them, per language: reported as `info`.\n"
+        f"# spelling_info: spellers that flagged more than {precision.NOISY_SPELLER_SHARE:.0%} of a language's sentences:\n"
+        "# their spelling issues are `info` there (names and one-speller words are handled in precision.py).\n"
     )
-    body = {"demote": {lang: sorted(rules) for lang, rules in sorted(demote.items())}}
+    body = {
+        "demote": {lang: sorted(rules) for lang, rules in sorted(demote.items())},
+        "spelling_info": {lang: sorted(names) for lang, names in sorted(noisy.items())},
+    }
     precision.PATH.write_text(head + yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
     print(f"wrote {precision.PATH.relative_to(ROOT)}: {sum(len(r) for r in demote.values())} rules in {len(demote)} languages")
 

@@ -105,7 +105,7 @@ class HunspellEngine(GrammarEngine):
         issues = []
         with lock:
             for word in words(text):
-                if _skipped(word.text) or not _encodable(word.text, charset):
+                if _skipped(word.text) or _numeral_suffix(text, word.start) or not _encodable(word.text, charset):
                     continue
                 if speller.spell(word.text) or _spelled_apart(speller, word.text):
                     continue
@@ -138,6 +138,11 @@ def _suggestions(speller: Any, word: str, charset: str) -> list[str]:
     if charset in ("utf-8", "utf8"):
         return list(raw)
     return [s.encode("latin-1", "replace").decode(charset, "replace") for s in raw]
+
+
+def _numeral_suffix(text: str, start: int) -> bool:
+    """A case ending written after a number and an apostrophe (Turkish 07.15'te, 2019'da): part of the number."""
+    return start >= 2 and text[start - 1] in "'’" and text[start - 2].isdigit()
 
 
 def _skipped(word: str) -> bool:

@@ -14,6 +14,10 @@ Where two or more engines check a language's spelling (English: Harper and
 LanguageTool; French: Grammalecte and LanguageTool; most others: Hunspell and
 LanguageTool), a word only one of them rejects is demoted too: dictionaries
 disagree on rare, new and borrowed words, and agree on typos.
+A speller whose dictionary misses ordinary words of a language (it flagged
+more than one calibration sentence in five there: Debian's Hindi and Swahili
+dictionaries, for instance) has its spelling issues demoted in that language
+(``spelling_info`` in the same file).
 """
 
 from __future__ import annotations
@@ -32,25 +36,50 @@ CAPITALISED_NOUNS = frozenset({"de", "lb"})
 PATH = Path(__file__).resolve().parents[3] / "configs" / "grammar" / "precision.yaml"
 
 
+#: A speller that flags more than this share of a language's calibration sentences is demoted there.
+NOISY_SPELLER_SHARE = 0.2
+
+
 @functools.cache
-def demoted_rules() -> dict[str, frozenset[str]]:
-    """Language → rule ids demoted to ``info`` there ("*" for every language)."""
+def _table(key: str) -> dict[str, frozenset[str]]:
     if not PATH.is_file():
         return {}
     data = yaml.safe_load(PATH.read_text(encoding="utf-8")) or {}
-    return {lang: frozenset(rules or ()) for lang, rules in (data.get("demote") or {}).items()}
+    return {str(lang): frozenset(names or ()) for lang, names in (data.get(key) or {}).items()}
 
 
-def apply(issues: Iterable[Issue], text: str, lang: str, spellers: frozenset[str] = frozenset()) -> list[Issue]:
-    """Issues with the demotions applied; ``spellers``: the engines checking spelling in ``lang``."""
+def demoted_rules() -> dict[str, frozenset[str]]:
+    """Language → rule ids demoted to ``info`` there ("*" for every language)."""
+    return _table("demote")
+
+
+def noisy_spellers() -> dict[str, frozenset[str]]:
+    """Language → engines whose spelling issues are demoted to ``info`` there."""
+    return _table("spelling_info")
+
+
+def _for(table: dict[str, frozenset[str]], lang: str) -> frozenset[str]:
+    return table.get(lang.split("-")[0], frozenset()) | table.get(lang, frozenset()) | table.get("*", frozenset())
+
+
+def apply(
+    issues: Iterable[Issue], text: str, lang: str, spellers: frozenset[str] = frozenset(), *, calibrated: bool = True
+) -> list[Issue]:
+    """Issues with the demotions applied; ``spellers``: the engines checking spelling in ``lang``.
+
+    ``calibrated=False`` leaves out what calibration wrote (the rule and speller tables), for calibrating anew.
+    """
     issues = list(issues)
-    table = demoted_rules()
-    demoted = table.get(lang.split("-")[0], frozenset()) | table.get(lang, frozenset()) | table.get("*", frozenset())
+    demoted = _for(demoted_rules(), lang) if calibrated else frozenset()
+    noisy = _for(noisy_spellers(), lang) if calibrated else frozenset()
+    names = lang.split("-")[0] not in CAPITALISED_NOUNS
     out = []
     for issue in issues:
-        names = lang.split("-")[0] not in CAPITALISED_NOUNS
         alone = len(spellers) >= 2 and _unconfirmed_spelling(issue, issues)
-        if issue.severity != "info" and (issue.rule_id in demoted or alone or (names and _name_spelling(issue, text))):
+        unreliable = issue.type == "spelling" and issue.engine in noisy
+        if issue.severity != "info" and (
+            issue.rule_id in demoted or alone or unreliable or (names and _name_spelling(issue, text))
+        ):
             issue = dataclasses.replace(issue, severity="info")
         out.append(issue)
     return out

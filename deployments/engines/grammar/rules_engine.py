@@ -194,8 +194,12 @@ class RulesEngine(GrammarEngine):
 
     def _ends_sentence(self, text: str, start: int, lang: str) -> bool:
         before = text[:start].rstrip()
-        return before.endswith(("!", "?", "。")) or (
-            before.endswith(".") and not self._after_abbreviation(text, len(before), lang)
+        if before.endswith(("!", "?")):
+            return not _dialogue_line(before)  # "– Where are they? asked Anna.": the tag goes on in lower case
+        return before.endswith("。") or (
+            before.endswith(".")
+            and not self._after_abbreviation(text, len(before), lang)
+            and not (lang in self.portable["ordinal_period"] and re.search(r"\b\d{1,4}\.$", before))
         )
 
     def _after_abbreviation(self, text: str, dot_end: int, lang: str) -> bool:
@@ -206,6 +210,12 @@ class RulesEngine(GrammarEngine):
     def _per_lang(self, key: str, lang: str) -> list[str]:
         table = self.portable[key]
         return [*table.get(lang, []), *table.get("*", [])]
+
+
+def _dialogue_line(before: str) -> bool:
+    """Whether the line that ``before`` ends opens with a dialogue dash (– — ―)."""
+    line = before[before.rfind("\n") + 1 :].lstrip()
+    return line.startswith(("–", "—", "―"))
 
 
 def _unbalanced(text: str) -> list[Issue]:
@@ -233,19 +243,25 @@ def _bracket(i: int, message: str) -> Issue:
     return Issue(i, 1, "punctuation", "warning", "UNBALANCED_BRACKET", message, (), ENGINE)
 
 
+#: Double quotation marks → the marks that may close them. The same mark closes different openers by
+#: language: “ closes „ in German and Czech and opens in English; ” closes “ in English, „ in Polish and
+#: Romanian, and itself in Swedish; » closes « in French and opens in Danish (»…«) and Swedish (»…»).
+_QUOTE_CLOSERS = {"„": "“”", "“": "”“", "”": "”", "«": "»", "»": "«»"}
+
+
 def _quotes(text: str) -> list[Issue]:
+    """Double quotation marks without a pair, whichever of the languages' conventions the text follows."""
     issues = []
-    for opening, closing in (("“", "”"), ("«", "»"), ("„", "“")):
-        if opening == "„" or closing == "“":
+    stack: list[tuple[str, int]] = []
+    for i, char in enumerate(text):
+        if char not in _QUOTE_CLOSERS:
             continue
-        if text.count(opening) != text.count(closing):
-            char = opening if text.count(opening) > text.count(closing) else closing
-            i = text.rfind(char) if char == opening else text.find(char)
-            issues.append(Issue(i, 1, "punctuation", "warning", "UNBALANCED_QUOTE", f"“{char}” has no pair.", (), ENGINE))
-    german_open, any_close = text.count("„"), text.count("“") + text.count("”")
-    if german_open and german_open > any_close:
-        i = text.rfind("„")
-        issues.append(Issue(i, 1, "punctuation", "warning", "UNBALANCED_QUOTE", "“„” has no pair.", (), ENGINE))
+        if stack and char in _QUOTE_CLOSERS[stack[-1][0]]:
+            stack.pop()
+        else:
+            stack.append((char, i))
+    for char, i in stack:
+        issues.append(Issue(i, 1, "punctuation", "warning", "UNBALANCED_QUOTE", f"“{char}” has no pair.", (), ENGINE))
     if text.count('"') % 2:
         i = text.rfind('"')
         issues.append(Issue(i, 1, "punctuation", "warning", "UNBALANCED_QUOTE", 'A quotation mark “"” has no pair.', (), ENGINE))

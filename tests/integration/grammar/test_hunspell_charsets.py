@@ -28,3 +28,10 @@ def test_legacy_charset_dictionaries(hunspell: HunspellEngine, lang: str, text: 
     issues = hunspell.check(text, CheckOptions(lang))
     assert [text[i.offset : i.end] for i in issues] == [wrong]  # the foreign names are left alone, not a crash
     assert fix in issues[0].replacements
+
+
+def test_a_case_ending_after_a_number_is_not_a_word() -> None:
+    engine = HunspellEngine(languages=["tr"])
+    engine.start()
+    text = "Tren saat 07.15'te kalkıyor, 2019'da açıldı ve yolcu sayısı artmıştır ama biletler pahalii."
+    assert [text[i.offset : i.end] for i in engine.check(text, CheckOptions("tr"))] == ["pahalii"]

@@ -46,6 +46,23 @@ def test_spelling_only_one_of_two_spellers_rejects_is_demoted() -> None:
     assert single_speller[0].severity == "error"
 
 
+def test_a_speller_noisy_in_a_language_is_demoted_there_only(monkeypatch) -> None:
+    monkeypatch.setattr(precision, "noisy_spellers", lambda: {"sw": frozenset({"hunspell"})})
+    text = "Tunapika wali."
+    word = spelling(0, 8, "hunspell")
+    assert precision.apply([word], text, "sw")[0].severity == "info"
+    assert precision.apply([word], text, "tr")[0].severity == "error"
+    assert precision.apply([spelling(0, 8, "languagetool")], text, "sw")[0].severity == "error"
+    assert precision.apply([word], text, "sw", calibrated=False)[0].severity == "error"  # what calibration sees
+
+
+def test_the_written_tables_hold_what_calibration_decided() -> None:
+    """The committed calibration: ids are strings and no spelling rule is demoted by id."""
+    for table in (precision.demoted_rules(), precision.noisy_spellers()):
+        assert all(isinstance(lang, str) and names for lang, names in table.items())
+    assert not any("SPELL" in rule or rule.startswith("MORFOLOGIK") for rules in precision.demoted_rules().values() for rule in rules)
+
+
 def test_a_capitalised_word_inside_a_sentence_is_a_name_except_in_german() -> None:
     text = "Yesterday we visited Slovnaft and Regirung."
     name = spelling(text.index("Slovnaft"), 8, "hunspell")

@@ -35,6 +35,12 @@ def found(engine: RulesEngine, text: str, lang: str = "en", domain: str = "gener
         ("en", "It rained (a lot.", "UNBALANCED_BRACKET", "("),
         ("en", "He said “yes.", "UNBALANCED_QUOTE", "“"),
         ("fr", "Il a dit « oui.", "UNBALANCED_QUOTE", "«"),
+        ("de", "Er sagte „ja und ging.", "UNBALANCED_QUOTE", "„"),
+        ("en", "He said yes” and left.", "UNBALANCED_QUOTE", "”"),
+        ("sv", "Hon sa ”ja och gick.", "UNBALANCED_QUOTE", "”"),
+        ("de", "Es regnete am 3. Mai. dann hörte es auf.", "SENTENCE_START_CAPITAL", "dann"),
+        ("en", "We met in 2019. then we moved.", "SENTENCE_START_CAPITAL", "then"),
+        ("en", "Where are they? over there.", "SENTENCE_START_CAPITAL", "over"),
         ("en", "It rained. then it stopped.", "SENTENCE_START_CAPITAL", "then"),
         ("en", "You could of asked.", "EN_CONFUSION_COULD_OF", "could of"),
         ("de", "Das ist das selbe Auto.", "DE_CONFUSION_DAS_SELBE", "das selbe"),
@@ -53,6 +59,17 @@ def test_each_rule_finds_its_error(engine: RulesEngine, lang: str, text: str, ru
         ("de", "Er sagte, die die kommen, sind willkommen. Das kostet z. B. 5 Euro."),
         ("ar", "ذهب الولد إلى المدرسة."),  # no capitals to check
         ("en", "Visit https://example.com/a,,b now. Version 1.2.3 shipped."),
+        # Each language's own quotation marks pair: „…“ (de, cs), „…” (pl, ro), ”…” and »…» (sv), »…« (da), “…” (en)
+        ("de", "Der Film „Leben unter dem Eis“ lief gestern. „Wo bist du?“, fragte sie."),
+        ("pl", "Widziałeś już nowy sezon „Wiedźmina”? Tak."),
+        ("sv", "Dokumentären ”Livet under isen” och boken »Isen» kom ut i år."),
+        ("da", "»Hvor har du lagt nøglerne?« spurgte min mor."),
+        ("en", "She said “yes” and he said “no”."),
+        # Ordinal numbers with a full stop, and abbreviations of the language
+        ("no", "På 17. mai går barna i tog. Billetten koster 450 kr. og er billig."),
+        ("da", "Koncerten er den 14. oktober, og billetterne koster ca. 300 kr. per stk."),
+        # A dialogue line's tag after its question mark stays in lower case
+        ("sv", "– Var har du lagt bilnycklarna? frågade mamma."),
     ],
 )
 def test_correct_text_is_left_alone(engine: RulesEngine, lang: str, text: str) -> None:
