@@ -105,19 +105,36 @@ class BatchedLlama:
         seed: int = 0,
         stop: tuple[str, ...] = (),
         ignore_eos: bool = False,
+        frequency_penalty: float = 0.0,
+        presence_penalty: float = 0.0,
+        max_token_run: int = 0,
     ) -> Future[Generated]:
         """Queue a completion of ``tokens``; the future holds the result or the error.
 
         ``ignore_eos`` decodes past the end-of-text token up to ``max_tokens``
-        (a fixed-length completion, for benchmarks).
+        (a fixed-length completion, for benchmarks); the penalties are OpenAI's
+        (:class:`~deployments.engines.llm.sampling.TokenChooser`); ``max_token_run``
+        ends a completion whose last that many tokens repeat one short cycle (a
+        degenerate loop such as ``¡¡¡¡…``; :meth:`Slot.looping`), finish reason ``length``.
         """
         if not tokens:
             raise ValueError("empty prompt")
         if len(tokens) + 1 > self.per_request_ctx:
             raise ContextFull(f"prompt of {len(tokens)} tokens exceeds the {self.per_request_ctx}-token context")
         max_tokens = max(1, min(max_tokens, self.per_request_ctx - len(tokens)))
-        chooser = TokenChooser(self.model.vocab, self.n_vocab, grammar, temperature, seed, top_p)
-        request = QueuedRequest(list(tokens), max_tokens, chooser, stop, Future(), ignore_eos=ignore_eos)
+        chooser = TokenChooser(
+            self.model.vocab,
+            self.n_vocab,
+            grammar,
+            temperature,
+            seed,
+            top_p,
+            frequency_penalty=frequency_penalty,
+            presence_penalty=presence_penalty,
+        )
+        request = QueuedRequest(
+            list(tokens), max_tokens, chooser, stop, Future(), ignore_eos=ignore_eos, max_token_run=max(0, max_token_run)
+        )
         with self._lock:
             if self._closed:
                 raise RuntimeError("model is shut down")
@@ -257,7 +274,7 @@ class BatchedLlama:
         slot.output.append(token)
         if request.stop and self._hit_stop(slot):
             self._finish(slot, "stop")
-        elif len(slot.output) >= request.max_tokens or len(slot.cached) + 1 >= self.per_request_ctx:
+        elif len(slot.output) >= request.max_tokens or len(slot.cached) + 1 >= self.per_request_ctx or slot.looping():
             self._finish(slot, "length")
         elif request.future.cancelled():
             self._finish(slot, "stop")
@@ -317,3 +334,4 @@ class BatchedLlama:
                 self._fail(slot, exc)
             llama_cpp.llama_memory_seq_rm(memory, slot.seq, 0, -1)
             slot.cached = []
+

@@ -94,6 +94,9 @@ class ChatModel:
         stop: tuple[str, ...],
         response_format: dict[str, Any] | None,
         ignore_eos: bool = False,
+        frequency_penalty: float = 0.0,
+        presence_penalty: float = 0.0,
+        max_token_run: int = 0,
     ) -> Future[Generated]:
         """Queue a completion. Raises ``ValueError`` for a bad format and ``ContextFull`` when too long."""
         grammar = grammar_for(response_format)
@@ -106,6 +109,9 @@ class ChatModel:
             seed=seed,
             stop=stop,
             ignore_eos=ignore_eos,
+            frequency_penalty=frequency_penalty,
+            presence_penalty=presence_penalty,
+            max_token_run=max_token_run,
         )
 
     async def complete(self, messages: list[dict[str, Any]], **options: Any) -> Generated:

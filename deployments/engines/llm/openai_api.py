@@ -2,9 +2,10 @@
 
 The same requests the GPU profile sends to Ray Serve LLM (vLLM) work here:
 ``response_format`` of type ``json_schema`` or ``json_object`` constrains
-decoding with a grammar; ``temperature``, ``top_p``, ``seed``, ``stop`` and
-``max_tokens`` (or ``max_completion_tokens``) are honoured, and so is vLLM's
-``ignore_eos``; ``stream: true``
+decoding with a grammar; ``temperature``, ``top_p``, ``seed``, ``stop``,
+``frequency_penalty``, ``presence_penalty`` and ``max_tokens`` (or
+``max_completion_tokens``) are honoured, and so is vLLM's ``ignore_eos``
+(and this server's ``max_token_run``, which ends a loop); ``stream: true``
 answers as server-sent events (the whole completion arrives as one delta,
 because text is only made from whole token sequences). Errors use OpenAI's
 ``{"error": {...}}`` shape and a one-line message, never a traceback; a full
@@ -85,8 +86,13 @@ class ChatRequest(pydantic.BaseModel):
     n: int = pydantic.Field(default=1, ge=1, le=1)
     stream: bool = False
     response_format: dict[str, Any] | None = None
+    frequency_penalty: float = pydantic.Field(default=0.0, ge=-2.0, le=2.0)
+    presence_penalty: float = pydantic.Field(default=0.0, ge=-2.0, le=2.0)
     #: vLLM's extension: keep generating past the end-of-text token up to the budget (benchmarks use it).
     ignore_eos: bool = False
+    #: This server's extension: end the completion (finish reason ``length``) once its last this many tokens are
+    #: one cycle repeated three times or more, a loop no answer needs (0: off). Servers without it ignore it.
+    max_token_run: int = pydantic.Field(default=0, ge=0, le=4096)
 
     def stops(self) -> tuple[str, ...]:
         if self.stop is None:
@@ -173,6 +179,9 @@ def create_openai_app(
                 stop=body.stops(),
                 response_format=body.response_format,
                 ignore_eos=body.ignore_eos,
+                frequency_penalty=body.frequency_penalty,
+                presence_penalty=body.presence_penalty,
+                max_token_run=body.max_token_run,
             )
         )
         try:

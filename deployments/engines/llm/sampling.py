@@ -1,5 +1,9 @@
 """Token choice for one sequence: greedy or temperature sampling, optionally under a grammar.
 
+OpenAI's ``frequency_penalty`` and ``presence_penalty`` lower the logit of a
+token already generated in this sequence by ``frequency × count + presence``
+(only the tokens generated so far are touched, so the common step stays cheap).
+
 A grammar (GBNF, compiled from a JSON schema) is enforced the way llama.cpp's
 own samplers do it cheaply: the unconstrained choice is tried first and the
 grammar only checks that one token; the whole vocabulary is filtered only
@@ -53,10 +57,24 @@ def grammar_for(response_format: dict[str, Any] | None) -> str | None:
 class TokenChooser:
     """Chooses the next token of one sequence and owns its grammar sampler."""
 
-    def __init__(self, vocab: Any, n_vocab: int, grammar: str | None, temperature: float, seed: int, top_p: float = 1.0) -> None:
+    def __init__(
+        self,
+        vocab: Any,
+        n_vocab: int,
+        grammar: str | None,
+        temperature: float,
+        seed: int,
+        top_p: float = 1.0,
+        *,
+        frequency_penalty: float = 0.0,
+        presence_penalty: float = 0.0,
+    ) -> None:
         self.n_vocab = n_vocab
         self.temperature = temperature
         self.top_p = top_p
+        self.frequency_penalty = frequency_penalty
+        self.presence_penalty = presence_penalty
+        self._counts: dict[int, int] = {}
         self._rng = np.random.default_rng(seed)
         self._grammar = None
         if grammar is not None:
@@ -68,13 +86,24 @@ class TokenChooser:
 
     def choose(self, logits: np.ndarray) -> int:
         """The next token for these logits; the grammar (if any) accepts it."""
+        logits = self._penalized(logits)
         token = self._pick(logits)
-        if self._grammar is None:
-            return token
-        if not self._allowed(token, float(logits[token])):
-            token = self._pick(self._constrain(logits))
-        llama_cpp.llama_sampler_accept(self._grammar, token)
+        if self._grammar is not None:
+            if not self._allowed(token, float(logits[token])):
+                token = self._pick(self._constrain(logits))
+            llama_cpp.llama_sampler_accept(self._grammar, token)
+        self._counts[token] = self._counts.get(token, 0) + 1
         return token
+
+    def _penalized(self, logits: np.ndarray) -> np.ndarray:
+        """``logits`` lowered for the tokens generated so far (a copy; the model's buffer is left alone)."""
+        if not self._counts or (self.frequency_penalty == 0 and self.presence_penalty == 0):
+            return logits
+        tokens = np.fromiter(self._counts, dtype=np.int64, count=len(self._counts))
+        counts = np.fromiter(self._counts.values(), dtype=np.float32, count=len(self._counts))
+        out = logits.copy()
+        out[tokens] -= self.frequency_penalty * counts + self.presence_penalty
+        return out
 
     def close(self) -> None:
         if self._grammar is not None:

@@ -33,6 +33,7 @@ class QueuedRequest:
     stop: tuple[str, ...]
     future: Future[Generated]
     ignore_eos: bool = False
+    max_token_run: int = 0  # stop when the last this many tokens are one token (0: never)
     started: float = field(default_factory=time.monotonic)
 
 
@@ -50,6 +51,15 @@ class Slot:
     @property
     def reading(self) -> bool:
         return self.request is not None and len(self.cached) < len(self.request.tokens)
+
+    def looping(self) -> bool:
+        """The request's last ``max_token_run`` output tokens are one cycle repeated at least three times
+        (``¡¡¡¡``, ``la la la``, a sentence said over and over): a degenerate loop."""
+        run = self.request.max_token_run if self.request is not None else 0
+        if run < 3 or len(self.output) < run:
+            return False
+        tail = self.output[-run:]
+        return any(all(tail[i] == tail[i - period] for i in range(period, run)) for period in range(1, run // 3 + 1))
 
     def begin(self, request: QueuedRequest, keep: int) -> None:
         """Take ``request``, whose first ``keep`` prompt tokens this slot's cache now holds."""

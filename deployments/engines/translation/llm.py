@@ -330,4 +330,6 @@ class LLMEngine(TranslatorEngine):
         payload["max_tokens"] = min(payload["max_tokens"], answer_budget(texts))
         if retry and self.options.retry_temperature > 0:
             payload.update(temperature=self.options.retry_temperature, top_p=0.95, seed=len(messages))
+            if self.options.retry_frequency_penalty:
+                payload["frequency_penalty"] = self.options.retry_frequency_penalty
         return chat.complete(payload)

@@ -49,6 +49,19 @@ class LLMOptions(EngineOptions):
         ge=0,
         description="Sampling temperature of a one-segment re-ask, so it does not repeat the greedy answer (a loop, an echo).",
     )
+    max_token_run: int = Field(
+        12,
+        ge=0,
+        description="Sent as the embedded server's max_token_run: an answer stuck in a loop (¡¡¡…, a phrase over "
+        "and over) ends after this many tokens instead of at max_tokens; 0 sends nothing (vLLM ignores the field).",
+    )
+    retry_frequency_penalty: float = Field(
+        1.0,
+        ge=0,
+        le=2,
+        description="OpenAI frequency_penalty of that re-ask: a first answer that looped on one token (¡¡¡…) is not "
+        "looped again.",
+    )
     single_segment_targets: tuple[str, ...] = Field(
         (),
         description="Target languages sent one segment per call in plain text (where the JSON batch loses quality).",

@@ -255,6 +255,8 @@ def chat_payload(messages: list[dict[str, str]], n: int, model: str | None, opti
         "max_tokens": options.max_tokens,
         "stream": False,
     }
+    if options.max_token_run:
+        payload["max_token_run"] = options.max_token_run
     if n == 0:
         payload["stop"] = ["\n"]
         payload["max_tokens"] = min(options.max_tokens, options.single_max_tokens)

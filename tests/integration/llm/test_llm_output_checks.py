@@ -68,6 +68,18 @@ def test_an_answer_in_the_source_language_is_re_asked_afresh_and_sampled(serve, 
     assert engine.stats()["rejected_language"] == 1 and engine.stats()["reasks"] == 1
 
 
+def test_a_looping_answer_is_re_asked_with_a_frequency_penalty(serve, engines) -> None:
+    """Every call carries the loop guard; the sampled re-ask is also penalised for reusing tokens, so a model
+    stuck on one token (¡¡¡…) takes another path."""
+    text = "The train to London leaves in twenty minutes."
+    server = serve(lambda seen: GERMAN[text] if float(seen.body.get("frequency_penalty") or 0) > 0 else "¡" * 12)
+    engine = engines(server.url)
+    assert engine.translate(TranslationRequest((text,), "en", "de")).texts == (GERMAN[text],)
+    first, second = (r.body for r in server.chat_requests()[:2])
+    assert first["max_token_run"] == second["max_token_run"] == engine.options.max_token_run > 0
+    assert "frequency_penalty" not in first and second["frequency_penalty"] == engine.options.retry_frequency_penalty
+
+
 def test_two_wrong_answers_end_in_engine_failure_for_the_router(serve, engines) -> None:
     text = "We need to talk about what you said yesterday."
     server = serve(lambda seen: text)  # an echo, every time

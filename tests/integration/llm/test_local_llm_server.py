@@ -151,6 +151,23 @@ def test_ignore_eos_generates_exactly_the_budget(api: httpx.Client, llm_server) 
     assert long["usage"]["completion_tokens"] == 24 and long["choices"][0]["finish_reason"] == "length"
 
 
+def test_max_token_run_ends_a_loop_that_a_negative_penalty_makes(api: httpx.Client, llm_server) -> None:
+    """A negative frequency penalty rewards each reuse of a token, so greedy decoding soon says one phrase over
+    and over; ``max_token_run`` ends such a loop early instead of at the budget."""
+    body = {"model": llm_server.model, "messages": user("Count to ten."), "temperature": 0, "max_tokens": 96}
+    body |= {"ignore_eos": True, "frequency_penalty": -2.0, "presence_penalty": -2.0}
+    looping = post(api, **body).json()
+    assert looping["usage"]["completion_tokens"] == 96
+    cut = post(api, **body, max_token_run=36).json()
+    assert cut["choices"][0]["finish_reason"] == "length"
+    assert 36 <= cut["usage"]["completion_tokens"] < 96
+
+
+@pytest.mark.parametrize("field", ["frequency_penalty", "presence_penalty"])
+def test_a_penalty_outside_openais_range_is_refused(api: httpx.Client, llm_server, field: str) -> None:
+    assert_openai_error(post(api, model=llm_server.model, messages=user("Hi"), **{field: 2.5}), 400)
+
+
 # -- structured output -----------------------------------------------------------------------
 
 

@@ -124,6 +124,22 @@ def test_top_p_keeps_the_nucleus_only() -> None:
     assert {choose.choose(logits) for _ in range(200)} == {1, 2}
 
 
+def test_frequency_penalty_lowers_each_use_of_a_token() -> None:
+    logits = logits_with({3: 2.0, 9: 1.5, 40: 1.2})
+    plain = chooser(0.0)
+    assert [plain.choose(logits) for _ in range(3)] == [3, 3, 3]
+    penalized = TokenChooser(None, N_VOCAB, None, 0.0, 0, frequency_penalty=0.4)
+    # 3 after one use: 1.6 > 1.5; after two: 1.2 < 1.5, so 9 wins; then 9 (1.1) and 3 (1.2) trade places
+    assert [penalized.choose(logits) for _ in range(4)] == [3, 3, 9, 3]
+    assert logits[3] == 2.0  # the model's buffer is left alone
+
+
+def test_presence_penalty_lowers_a_used_token_once() -> None:
+    logits = logits_with({3: 2.0, 9: 1.5})
+    penalized = TokenChooser(None, N_VOCAB, None, 0.0, 0, presence_penalty=1.0)
+    assert [penalized.choose(logits) for _ in range(4)] == [3, 9, 3, 3]  # once used, both lose the same 1.0
+
+
 def test_close_without_a_grammar_is_harmless() -> None:
     choose = chooser(0.0)
     choose.close()

@@ -46,3 +46,22 @@ def test_results_are_cut_at_stops_and_counted() -> None:
     stats = BatchStats()
     stats.record(Generated("x", prompt_tokens=5, completion_tokens=2, cached_tokens=3, finish_reason="stop", seconds=0.1))
     assert (stats.requests, stats.prompt_tokens, stats.completion_tokens, stats.cached_tokens) == (1, 5, 2, 3)
+
+
+def test_a_slot_is_looping_once_its_last_run_of_tokens_is_one_token() -> None:
+    looping = QueuedRequest([1], max_tokens=64, chooser=None, stop=(), future=Future(), max_token_run=4)  # type: ignore[arg-type]
+    slot = Slot(0, request=looping, output=[5, 7, 7, 7])
+    assert not slot.looping()
+    slot.output.append(7)
+    assert slot.looping()
+    slot.output.append(8)
+    assert not slot.looping()
+    looping.max_token_run = 6
+    slot.request = looping
+    slot.output = [9, 1, 2, 1, 2, 1, 2]  # a cycle of two tokens, three times
+    assert slot.looping()
+    slot.output = [9, 1, 2, 3, 1, 2, 3]  # a cycle of three, twice: not yet
+    assert not slot.looping()
+    slot.request = request([1])  # max_token_run 0: never
+    slot.output = [7] * 50
+    assert not slot.looping()
