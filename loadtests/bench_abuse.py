@@ -35,20 +35,20 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loadtests.local_profile import start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 MiB = 1 << 20
 
 
 def start_app(redis_url: str, port: int, work: Path) -> None:
-    import ray
     from ray import serve
 
     from serve_app.app import build_app
 
     local = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]["args"]
     os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    start_ray()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     args = {
         "redis_url": redis_url,

@@ -25,11 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loadtests.local_profile import start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 
 def start_apps(redis_url: str, port: int) -> None:
-    import ray
     from ray import serve
     from starlette.requests import Request
     from starlette.responses import PlainTextResponse
@@ -42,7 +42,7 @@ def start_apps(redis_url: str, port: int) -> None:
             return PlainTextResponse("hello")
 
     os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    start_ray()
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     serve.run(Bare.bind(), name="bare", route_prefix="/bare")
     # One load generator is one client address: lift the anonymous per-client limit so the endpoint is measured.

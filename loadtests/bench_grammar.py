@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loadtests.bench_api import make_token  # noqa: E402
+from loadtests.local_profile import start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 SAMPLES = {
@@ -148,7 +149,7 @@ def through_http(duration: float) -> dict[str, tuple[float, float]]:
     base = f"http://127.0.0.1:{port}"
     results: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        start_ray()
         try:
             serve.start(http_options={"host": "127.0.0.1", "port": port})
             token = None

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loadtests.bench_api import load, make_token, median_of  # noqa: E402
+from loadtests.local_profile import start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 MODES = {"default": "0", "haproxy": "1"}
@@ -51,7 +52,7 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        start_ray(address="local")
         try:
             serve.start(http_options={"host": "127.0.0.1", "port": port})
             # One load generator is one client address: lift the anonymous per-client limit so the ingress is measured.

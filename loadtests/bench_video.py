@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loadtests.bench_api import make_token  # noqa: E402
-from loadtests.local_profile import mediatrans_args, run_llm_app  # noqa: E402
+from loadtests.local_profile import mediatrans_args, run_llm_app, start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 SPEECH_DIR = Path("/usr/share/codec2/raw")
@@ -138,7 +138,7 @@ def service_job(
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
         redis_url = redis.url
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        start_ray()
         serve.start(http_options={"host": "127.0.0.1", "port": port})
         asr = dict(local["args"]["asr"])
         if chunk_s is not None:

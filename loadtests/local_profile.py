@@ -7,6 +7,7 @@ Translator's engine sends it), so the Ray workers need no environment of their o
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,15 @@ import yaml
 from loadtests.llm_process import ensure_service_key
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def start_ray(**options: Any) -> None:
+    """``ray.init`` on this machine's 2 CPUs, as ``make run`` starts Ray (cluster/local/ray-env.sh): workers at
+    normal priority (``RAY_worker_niceness``), no dashboard, no log forwarding."""
+    import ray
+
+    os.environ.setdefault("RAY_worker_niceness", "0")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False, **options)
 
 
 def local_apps() -> dict[str, dict[str, Any]]:

@@ -3,6 +3,10 @@
 # REST API that `serve deploy` uses is not open to other local users.
 mkdir -p var/ray
 export RAY_USAGE_STATS_ENABLED=0
+# Ray starts its workers at niceness 15, below its own daemons; the model replicas' 2-thread OpenMP and ONNX
+# Runtime loops then stall whenever a daemon wakes (one game string into 5 languages: 5.3 s at 15, 4.4 s at 0,
+# docs/scaling.md). Read when Ray starts.
+export RAY_worker_niceness=${RAY_worker_niceness:-0}
 export RAY_AUTH_MODE=token
 export RAY_AUTH_TOKEN_PATH="$PWD/var/ray/auth_token"
 if [ ! -s "$RAY_AUTH_TOKEN_PATH" ]; then

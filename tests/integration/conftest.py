@@ -60,6 +60,7 @@ def serve_base_url(serve_redis_url: str, tmp_path_factory: pytest.TempPathFactor
 
     os.environ["PYTHONPATH"] = f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    os.environ.setdefault("RAY_worker_niceness", "0")  # as cluster/local/ray-env.sh: model replicas at normal priority
     # The suite creates hundreds of accounts; each keeps its own metric series here (the bound has unit tests).
     os.environ.setdefault("MEDIATRANS_METRICS_MAX_ACCOUNTS", "100000")
     # The ingress `make run` uses (cluster/local/ray-env.sh): Serve's Python proxy, or its HAProxy ingress

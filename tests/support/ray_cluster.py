@@ -269,6 +269,7 @@ def _ray_env(token_path: Path) -> dict[str, str]:
         PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
         PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p),
         RAY_USAGE_STATS_ENABLED="0",
+        RAY_worker_niceness=env.get("RAY_worker_niceness", "0"),
         RAY_AUTH_MODE="token",
         RAY_AUTH_TOKEN_PATH=str(token_path),
         # Serve's default proxy: HAProxy's fixed stats/metrics ports and /tmp/haproxy-serve would clash with the

@@ -334,4 +334,3 @@ class BatchedLlama:
                 self._fail(slot, exc)
             llama_cpp.llama_memory_seq_rm(memory, slot.seq, 0, -1)
             slot.cached = []
-

@@ -60,7 +60,9 @@ def test_the_written_tables_hold_what_calibration_decided() -> None:
     """The committed calibration: ids are strings and no spelling rule is demoted by id."""
     for table in (precision.demoted_rules(), precision.noisy_spellers()):
         assert all(isinstance(lang, str) and names for lang, names in table.items())
-    assert not any("SPELL" in rule or rule.startswith("MORFOLOGIK") for rules in precision.demoted_rules().values() for rule in rules)
+    assert not any(
+        "SPELL" in rule or rule.startswith("MORFOLOGIK") for rules in precision.demoted_rules().values() for rule in rules
+    )
 
 
 def test_a_capitalised_word_inside_a_sentence_is_a_name_except_in_german() -> None:
