@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from deployments.engines.llm.service_key import bearer_header, configured_key  # noqa: E402
 from loadtests.bench_api import make_token  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
-from loadtests.local_profile import mediatrans_args, run_llm_app  # noqa: E402
+from loadtests.local_profile import mediatrans_args, run_llm_app, start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
 #: 60-character UI strings (distinct, so no answer comes from a cache).
@@ -84,7 +84,7 @@ def llm_throughput(rounds: int) -> None:
     print(f"  4 concurrent requests  {four:6.1f}   ratio {four / single:.2f}x")
 
 
-def game_latency(requests: int) -> None:
+def game_latency(requests: int, verbose: bool = False) -> None:
     import ray
     from ray import serve
 
@@ -93,7 +93,7 @@ def game_latency(requests: int) -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp, redis_server(Path(tmp)) as redis:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        start_ray()
         serve.start(http_options={"host": "127.0.0.1", "port": port})
         run_llm_app()
         serve.run(build_app(mediatrans_args(port, redis_url=redis.url)), name="mediatrans", route_prefix="/")
@@ -113,6 +113,8 @@ def game_latency(requests: int) -> None:
                     engines.update(response.json().get("engines") or {})
                     if i > 0:  # the first round warms the prompt cache
                         results[name].append(elapsed)
+                    if verbose:
+                        print(f"  {name:22} {elapsed:6.2f} s  {text!r}", flush=True)
         serve.shutdown()
         ray.shutdown()
     print(f"\nPOST /v1/game/localization, 60-character UI strings, one at a time, {requests} requests each:")
@@ -129,11 +131,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-tokens", action="store_true")
     parser.add_argument("--skip-game", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="print every game request's time")
     options = parser.parse_args()
     if not options.skip_tokens:
         llm_throughput(options.rounds)
     if not options.skip_game:
-        game_latency(options.requests)
+        game_latency(options.requests, options.verbose)
 
 
 if __name__ == "__main__":

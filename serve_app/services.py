@@ -34,22 +34,44 @@ CapabilityProbe = Callable[[], Awaitable[Capabilities]]
 
 
 class TimedCache:
-    """One value shared by every caller for ``ttl_s`` seconds (one load runs at a time); e.g. /readyz's answer."""
+    """One value shared by every caller for ``ttl_s`` seconds (one load runs at a time); e.g. /readyz's answer.
 
-    def __init__(self, ttl_s: float) -> None:
+    With ``stale_while_refreshing``, only the first load is waited for: once a value exists, a read after
+    ``ttl_s`` gets it at once and starts one refresh in the background (a refresh that fails keeps the old
+    value). Engine reports are read on every request's path, and a deployment slow to answer its report
+    (a busy replica) must not hold up the requests that need only the last one.
+    """
+
+    def __init__(self, ttl_s: float, *, stale_while_refreshing: bool = False) -> None:
         self.ttl_s = ttl_s
+        self.stale_while_refreshing = stale_while_refreshing
         self._value: Any = None
         self._at = -float("inf")
         self._lock = asyncio.Lock()
+        self._refresh: asyncio.Task[None] | None = None
 
     async def get(self, check: Callable[[], Awaitable[Any]]) -> Any:
         if time.monotonic() - self._at < self.ttl_s:
             return self._value
-        async with self._lock:
-            if time.monotonic() - self._at >= self.ttl_s:
-                self._value = await check()
-                self._at = time.monotonic()
+        if self.stale_while_refreshing and self._at > -float("inf"):
+            if self._refresh is None or self._refresh.done():
+                self._refresh = asyncio.ensure_future(self._load(check, keep_on_error=True))
+            return self._value
+        await self._load(check, keep_on_error=False)
         return self._value
+
+    async def _load(self, check: Callable[[], Awaitable[Any]], *, keep_on_error: bool) -> None:
+        async with self._lock:
+            if time.monotonic() - self._at < self.ttl_s:
+                return
+            try:
+                self._value = await check()
+            except Exception:
+                if not keep_on_error:
+                    raise
+                log.warning("refresh failed; the last value is kept", exc_info=True)
+                return
+            self._at = time.monotonic()
 
 
 class CapabilityCache:
@@ -62,7 +84,7 @@ class CapabilityCache:
     def __init__(self, probes: Mapping[str, CapabilityProbe], ttl_s: float, timeout_s: float = 10.0) -> None:
         self.probes = dict(probes)
         self.timeout_s = timeout_s
-        self._cache = TimedCache(ttl_s)
+        self._cache = TimedCache(ttl_s, stale_while_refreshing=True)
 
     async def get(self) -> Capabilities:
         capabilities: Capabilities = await self._cache.get(self._collect)
@@ -125,9 +147,9 @@ class Services:
             url_policy=args.url_policy.policy(),
             speed=SpeedStats(redis),
             readiness=TimedCache(args.readiness_cache_s),
-            grammar_catalogue=TimedCache(args.capabilities_refresh_s),
+            grammar_catalogue=TimedCache(args.capabilities_refresh_s, stale_while_refreshing=True),
             voices=VoiceStore(redis),
-            tts_voices=TimedCache(args.capabilities_refresh_s),
-            tts_languages=TimedCache(args.capabilities_refresh_s),
+            tts_voices=TimedCache(args.capabilities_refresh_s, stale_while_refreshing=True),
+            tts_languages=TimedCache(args.capabilities_refresh_s, stale_while_refreshing=True),
             tts_streams=StreamSlots(redis),
         )
