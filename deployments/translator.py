@@ -35,6 +35,7 @@ class Translator:
             raise
         table = RoutingTable.load(args.routing, args.floor) if args.routing else None
         self.router = Router(self.engines, table)
+        self._capabilities: Capabilities | None = None  # the engines' pairs are fixed once started
         self.safe = SafeTranslator(
             self.engines[0],
             fallback=self.engines[1] if len(self.engines) > 1 else None,
@@ -61,6 +62,12 @@ class Translator:
         return str(await asyncio.to_thread(llm.summarize, texts, language))
 
     def capabilities(self) -> Capabilities:
+        """What this replica offers; worked out once (a route per offered pair: seconds of CPU with pivots)."""
+        if self._capabilities is None:
+            self._capabilities = self._report()
+        return self._capabilities
+
+    def _report(self) -> Capabilities:
         formality = frozenset().union(*(e.supports_formality() for e in self.engines))
         return Capabilities(
             translation_pairs=self.router.pairs(),

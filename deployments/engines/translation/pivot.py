@@ -32,13 +32,21 @@ class PivotTranslator(TranslatorEngine):
         self.first, self.second, self.via = first, second, via
         self.targets = frozenset(targets) if targets is not None else None
         self.name = f"{first.name}>{via}>{second.name}"  # type: ignore[misc]  # one name per configured route
+        self._composed: tuple[tuple[frozenset[tuple[str, str]], ...], frozenset[tuple[str, str]]] | None = None
 
     def start(self) -> None:
         """Nothing to load: both legs are engines the Translator has started."""
 
     def pairs(self) -> frozenset[tuple[str, str]]:
-        into = {source for source, target in self.first.pairs() if target == self.via}
-        out = {target for source, target in self.second.pairs() if source == self.via}
+        """The composed pairs, worked out again only when a leg's pairs change (the router asks on every request)."""
+        legs = (self.first.pairs(), self.second.pairs())
+        if self._composed is None or self._composed[0] != legs:
+            self._composed = (legs, self._compose(*legs))
+        return self._composed[1]
+
+    def _compose(self, first: frozenset[tuple[str, str]], second: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+        into = {source for source, target in first if target == self.via}
+        out = {target for source, target in second if source == self.via}
         if self.targets is not None:
             out = {t for t in out if t in self.targets or primary(t) in self.targets}
         return frozenset(

@@ -49,6 +49,15 @@ def test_a_pivot_serves_what_its_legs_join_restricted_to_its_targets() -> None:
     assert PivotTranslator(apertium, llm, "sv", targets=["en"]).pairs() == {("no", "en")}
 
 
+def test_a_pivots_pairs_are_worked_out_again_only_when_a_leg_changes() -> None:
+    llm, apertium = legs()
+    pivot = PivotTranslator(llm, apertium, "sv", targets=["no", "da", "is"])
+    first = pivot.pairs()
+    assert pivot.pairs() is first  # the router asks on every request: the same answer, not a new composition
+    apertium._pairs = apertium._pairs - {("sv", "is")}  # a leg's pairs changed (an engine restarted with less)
+    assert ("en", "is") in first and ("en", "is") not in pivot.pairs()
+
+
 def test_both_legs_run_in_order_and_target_hints_steer_only_the_second() -> None:
     llm, apertium = legs()
     hints = TranslationHints(content_type="ui", max_length=12, formality="formal")
