@@ -117,6 +117,15 @@ class TtsArgs(BaseModel):
     defaults: dict[str, str] = Field(
         default_factory=dict, description="Language → engine for requests without a voice; else the first engine speaking it."
     )
+    voice_table: str | None = Field(
+        "configs/voices.yaml",
+        description="Measured default voice per language and gender (loadtests/score_voices.py); it wins over `defaults`.",
+    )
+
+    @field_validator("voice_table")
+    @classmethod
+    def _table_path(cls, value: str | None) -> str | None:
+        return project_path(value) if value else None
 
 
 class VoiceClonerArgs(EngineSpec):
@@ -144,7 +153,7 @@ class DubbingArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     voice_ranking: str | None = Field(
-        "configs/dubbing-voices.yaml",
+        "configs/voices.yaml",
         description="Measured voice order per language (professional voices), written by loadtests/score_voices.py.",
     )
     separation_threads: int = Field(1, ge=1, description="libDF states separating speech from background at once.")

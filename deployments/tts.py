@@ -14,6 +14,7 @@ from core.capability_args import TtsArgs
 from deployments.engines.registry import start_engine
 from deployments.engines.tts.base import TtsEngine
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
+from deployments.engines.tts.voice_table import VoiceTable
 
 _DONE = object()
 
@@ -30,7 +31,7 @@ class TTS:
         for engine_spec in args.engines:
             engine = start_engine(engine_spec.engine, engine_spec.options, TtsEngine)
             engines[engine.name] = engine
-        self.synthesizer = Synthesizer(engines, args.defaults)
+        self.synthesizer = Synthesizer(engines, args.defaults, VoiceTable.load(args.voice_table))
         self._streams_open = 0
         self._chunks_made = 0
         self._warm_up()

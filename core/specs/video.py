@@ -41,7 +41,8 @@ CUE_SECONDS_RANGE = (2.0, 10.0)
 SPEAKER_COUNT_RANGE = (1, 32)
 
 OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all"]
-DubbingVoice = Literal["default-female", "default-male", "professional-female", "professional-male"]
+#: The contract's four, and ``original`` (an extension): each speaker dubbed in a voice fitted from their own speech.
+DubbingVoice = Literal["default-female", "default-male", "professional-female", "professional-male", "original"]
 
 _HEX = r"#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})"
 #: A font family name: no control characters (an ASS line break), no ASS/filter syntax.
@@ -208,6 +209,7 @@ def feature_charges(options: VideoOptions, duration: float | None) -> list[tuple
     if options.engine == "professional":
         charges.append(("professional_minutes", billable_minutes(seconds)))
     if options.enable_dubbing:
-        metric = "dubbing_professional_seconds" if options.dubbing_voice.startswith("professional") else "dubbing_seconds"
+        professional = options.dubbing_voice.startswith("professional") or options.dubbing_voice == "original"
+        metric = "dubbing_professional_seconds" if professional else "dubbing_seconds"
         charges.append((metric, max(1, math.ceil(seconds))))
     return charges

@@ -34,8 +34,10 @@ from deployments.engines.dubbing import fitting, loudness, mixdown, mux
 from deployments.engines.dubbing.tempo import change_tempo
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.tts.synthesizer import SpeechRequest
+from deployments.engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.lines import DubLine
-from pipelines.dubbing.voices import FittedVoice, Speaker, VoiceChoice, VoiceRanking, choose_voices
+from pipelines.dubbing.own_voices import FitVoice, OwnVoice, fit_own_voices
+from pipelines.dubbing.voices import FittedVoice, Speaker, VoiceChoice, choose_voices
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,8 @@ TRIM_FLOOR_DB, TRIM_KEEP_S = -40.0, 0.03
 SPEAK_SHARE, SEPARATE_SHARE = 0.75, 0.15
 
 Report = Callable[[float], None]
+#: ``dubbing_voice`` that fits each speaker's own voice; speakers it cannot fit keep ``default-*``'s voice.
+ORIGINAL, ORIGINAL_FALLBACK = "original", "default-female"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,13 +65,15 @@ class DubbingDeps:
         separate: (samples, rate, report) → (speech, background) of the original audio.
         ranking: measured voice order per language (professional voices).
         fitted_voices: the account's ready fitted voices for a language, with embeddings (None: not used).
+        fit_voice: fits a voice to a speaker's speech (``dubbing_voice=original``; None: no cloner deployed).
     """
 
     synthesize: Callable[[SpeechRequest, float], Awaitable[tuple[np.ndarray, int]]]
     voice_catalogue: Callable[[str], Awaitable[list[dict[str, Any]]]]
     separate: Callable[[np.ndarray, int, Report], Awaitable[tuple[np.ndarray, np.ndarray]]]
-    ranking: VoiceRanking = dataclasses.field(default_factory=VoiceRanking)
+    ranking: VoiceTable = dataclasses.field(default_factory=VoiceTable)
     fitted_voices: Callable[[str], Awaitable[list[FittedVoice]]] | None = None
+    fit_voice: FitVoice | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,10 +117,18 @@ async def dub(
     lang = request.voice_lang
     catalogue = await deps.voice_catalogue(lang)
     fitted = await deps.fitted_voices(lang) if deps.fitted_voices is not None and speakers else []
-    choices = choose_voices(request.voice, lang, catalogue, deps.ranking, speakers, fitted)
+    original = request.voice == ORIGINAL
+    choices = choose_voices(ORIGINAL_FALLBACK if original else request.voice, lang, catalogue, deps.ranking, speakers, fitted)
     # Separation needs only the original audio: it runs while the lines are spoken (TTS works in its own replica).
     original_audio = asyncio.create_task(_original_audio(request, media, workdir, deps, timeout_s))
+    own: dict[str | None, OwnVoice] = {}
     try:
+        if original:  # each speaker's own voice is fitted from their speech first (the separated speech if kept)
+            _, speech, _ = await asyncio.shield(original_audio)
+            cloned = deps.fit_voice if any(v.get("engine") == "kokoro" for v in catalogue) else None
+            own = await fit_own_voices(lines, speakers, speech, TRACK_RATE, request.start, lang, cloned,
+                                       lambda f: report(SPEAK_SHARE * 0.2 * f))  # fmt: skip
+            choices |= {name: voice.choice for name, voice in own.items() if voice.choice is not None}
         spoken = await _speak_all(request, lines, choices, deps, lambda f: report(SPEAK_SHARE * 0.8 * f))
         spoken = await _shorten(request, spoken, choices, deps, translate)
         report(SPEAK_SHARE)
@@ -130,7 +144,7 @@ async def dub(
     wav = workdir / "dub.wav"
     await asyncio.to_thread(mixdown.write_wav, track, TRACK_RATE, wav)
     video = await asyncio.to_thread(mux.replace_audio, media, wav, workdir / "dubbed.mp4", timeout_s=timeout_s)
-    return video, _report(request, spoken, fits, choices, levels)
+    return video, _report(request, spoken, fits, choices, levels, own)
 
 
 async def _original_audio(
@@ -275,7 +289,11 @@ def _report(
     fits: Sequence[fitting.Fit],
     choices: Mapping[str | None, VoiceChoice],
     levels: Mapping[str, float | None],
+    own: Mapping[str | None, OwnVoice],
 ) -> dict[str, Any]:
+    voices = {name or "default": choice.public() for name, choice in choices.items()}
+    for name, voice in own.items():
+        voices[name or "default"]["own_voice"] = voice.public()
     return {
         "target_lang": request.target_lang,
         "dubbing_voice": request.voice,
@@ -283,7 +301,7 @@ def _report(
         "dubbing_bg_music": request.bg_music,
         "bounds": {"max_tempo": fitting.MAX_TEMPO, "max_lead_s": fitting.MAX_LEAD_S, "min_gap_s": fitting.MIN_GAP_S},
         "loudness": dict(levels),
-        "voices": {name or "default": choice.public() for name, choice in choices.items()},
+        "voices": voices,
         "lines": [_line(item, fit) for item, fit in zip(spoken, fits)],
     }
 

@@ -5,9 +5,9 @@ The rule (docs/dubbing.md):
 * ``dubbing_voice`` names a tier and a gender. ``default-*`` is the voice the
   TTS service itself uses for the language and gender (its default engine's
   first voice of that gender). ``professional-*`` is the voice of that gender
-  that measured best for the language (Whisper word accuracy of its speech,
-  ``configs/dubbing-voices.yaml``, written by ``loadtests/score_voices.py``);
-  where nothing was measured it falls back to the default.
+  first in the measured professional order (``configs/voices.yaml``, written by
+  ``loadtests/score_voices.py``: natural neural voices first where they are about as
+  intelligible as the best); where nothing was measured it falls back to the default.
 * Without diarization one voice speaks every line.
 * With diarization each speaker gets a voice of their own estimated gender
   (the requested gender where the estimate is unsure, confidence < 0.6):
@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
+
+from deployments.engines.tts.voice_table import VoiceTable
 
 GENDERS = ("female", "male")
 #: Below this gender confidence a speaker is voiced with the requested gender.
@@ -85,30 +85,12 @@ class FittedVoice:
     embedding: tuple[float, ...]
 
 
-class VoiceRanking:
-    """Measured voice order per language and gender (``configs/dubbing-voices.yaml``)."""
-
-    def __init__(self, ranked: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> None:
-        self.ranked = {lang: {g: list(v) for g, v in by.items()} for lang, by in (ranked or {}).items()}
-
-    @classmethod
-    def load(cls, path: str | Path | None) -> VoiceRanking:
-        if path is None or not Path(path).is_file():
-            return cls()
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        return cls({lang: entry.get("ranked", {}) for lang, entry in (data.get("languages") or {}).items()})
-
-    def order(self, lang: str, gender: str) -> list[str]:
-        primary = lang.split("-")[0]
-        return list(self.ranked.get(lang, self.ranked.get(primary, {})).get(gender, []))
-
-
 def gender_voices(catalogue: Sequence[Mapping[str, Any]], gender: str) -> list[str]:
     """Voice ids of ``gender`` in the TTS service's own order (its default first)."""
     return [str(v["voice_id"]) for v in catalogue if v.get("gender") == gender]
 
 
-def ranked_voices(catalogue: Sequence[Mapping[str, Any]], lang: str, gender: str, tier: str, ranking: VoiceRanking) -> list[str]:
+def ranked_voices(catalogue: Sequence[Mapping[str, Any]], lang: str, gender: str, tier: str, ranking: VoiceTable) -> list[str]:
     """The voices of ``gender`` for ``lang``, the tier's voice first, then the rest in measured order."""
     offered = gender_voices(catalogue, gender)
     measured = [v for v in ranking.order(lang, gender) if v in offered]
@@ -123,7 +105,7 @@ def choose_voices(
     dubbing_voice: str,
     lang: str,
     catalogue: Sequence[Mapping[str, Any]],
-    ranking: VoiceRanking,
+    ranking: VoiceTable,
     speakers: Sequence[Speaker] = (),
     fitted: Sequence[FittedVoice] = (),
 ) -> dict[str | None, VoiceChoice]:

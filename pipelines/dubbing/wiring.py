@@ -1,4 +1,4 @@
-"""Connects dubbing to the running service: the TTS deployment, in-process separation, voice ranking."""
+"""Connects dubbing to the running service: the TTS deployment, the voice cloner, in-process separation, voice ranking."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 
 from deployments.engines.dubbing.separation import separate
 from deployments.engines.tts.synthesizer import SpeechRequest
+from deployments.engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.dubber import DubbingDeps
-from pipelines.dubbing.voices import VoiceRanking
 from pipelines.services import WorkerServices
 
 
@@ -43,4 +43,19 @@ def dubbing_deps(services: WorkerServices) -> DubbingDeps | None:
         denoiser = await asyncio.to_thread(_denoiser, args.separation_threads)
         return await asyncio.to_thread(separate, samples, rate, denoiser, on_progress=report)
 
-    return DubbingDeps(synthesize, voice_catalogue, separate_audio, VoiceRanking.load(args.voice_ranking))
+    cloner = services.handles.get("voice_cloner")
+
+    async def fit_voice(sample: bytes, lang: str, gender: str) -> dict[str, Any]:
+        """A voice fitted to one speaker's speech by the VoiceCloner deployment (its checks, then a fit)."""
+        assert cloner is not None
+        prepared = await cloner.prepare.remote(sample, False)  # already the separated speech: no second denoise
+        fitted = await cloner.fit.remote(prepared, lang, gender)
+        return {"engine": fitted.engine, "style": fitted.style, "quality_score": fitted.quality_score}
+
+    return DubbingDeps(
+        synthesize,
+        voice_catalogue,
+        separate_audio,
+        VoiceTable.load(args.voice_ranking),
+        fit_voice=fit_voice if cloner is not None else None,
+    )

@@ -34,16 +34,17 @@ SILENCE_PEAK = 1e-3
 VARIANTS: dict[str, str] = {"female": "f2", "male": "m1"}
 
 #: API language (ISO 639-1) → espeak-ng voice, by language name or voice file name. Those the installed
-#: espeak-ng lacks (``tl`` in 1.51) are dropped at start. French is ``fr``: espeak-ng 1.51 ignores the
-#: variant of ``fr-fr+m1``, so both genders would sound the same.
+#: espeak-ng lacks (``tl`` in 1.51) are dropped at start, unless a stand-in is configured
+#: (``EspeakOptions.stand_ins``). French is ``fr``: espeak-ng 1.51 ignores the variant of ``fr-fr+m1``, so
+#: both genders would sound the same.
 # fmt: off
 ESPEAK_VOICES: dict[str, str] = {
-    "af": "af", "ar": "ar", "bg": "bg", "bn": "bn", "ca": "ca", "cs": "cs", "da": "da", "de": "de", "el": "el",
-    "en": "en-us", "es": "es", "et": "et", "fa": "fa", "fi": "fi", "fr": "fr", "he": "he", "hi": "hi",
-    "hr": "hr", "hu": "hu", "id": "id", "is": "is", "it": "it", "ja": "ja", "ko": "ko", "lt": "lt", "lv": "lv",
-    "ms": "ms", "nl": "nl", "no": "nb", "pl": "pl", "pt": "pt-br", "ro": "ro", "ru": "ru", "sk": "sk", "sl": "sl",
-    "sr": "sr", "sv": "sv", "sw": "sw", "th": "th", "tl": "tl", "tr": "tr", "uk": "uk", "ur": "ur", "vi": "vi",
-    "zh": "cmn",
+    "af": "af", "ar": "ar", "az": "az", "bg": "bg", "bn": "bn", "ca": "ca", "cs": "cs", "da": "da", "de": "de",
+    "el": "el", "en": "en-us", "es": "es", "et": "et", "fa": "fa", "fi": "fi", "fr": "fr", "he": "he", "hi": "hi",
+    "hr": "hr", "hu": "hu", "hy": "hy", "id": "id", "is": "is", "it": "it", "ja": "ja", "ka": "ka", "ko": "ko",
+    "lt": "lt", "lv": "lv", "ms": "ms", "my": "my", "nl": "nl", "no": "nb", "pl": "pl", "pt": "pt-br", "ro": "ro",
+    "ru": "ru", "sk": "sk", "sl": "sl", "sq": "sq", "sr": "sr", "sv": "sv", "sw": "sw", "th": "th", "tl": "tl",
+    "tr": "tr", "uk": "uk", "ur": "ur", "vi": "vi", "zh": "cmn",
 }
 # fmt: on
 
@@ -59,6 +60,11 @@ class EspeakOptions(EngineOptions):
     binary: str = Field("espeak-ng", min_length=1, description="Name or path of the espeak-ng executable.")
     timeout_s: float = Field(30.0, gt=0, description="Longest one synthesis may take; beyond it the process is killed.")
     base_wpm: int = Field(175, ge=MIN_WPM, le=MAX_WPM, description="Words per minute at speed 1.0 (espeak-ng's default).")
+    stand_ins: dict[str, str] = Field(
+        default_factory=dict,
+        description="Language → espeak-ng voice of a close language that reads it, for a language espeak-ng has no "
+        "voice for (tl: a measured stand-in, loadtests/score_voices.py); a language it has keeps its own voice.",
+    )
 
 
 class EspeakEngine(TtsEngine):
@@ -82,15 +88,20 @@ class EspeakEngine(TtsEngine):
             raise EngineUnavailable(f"{self.options.binary} is not installed (apt-get install espeak-ng)")
         try:
             installed = self._installed_voices(binary)
+            wanted = {**{c: v for c, v in self.options.stand_ins.items() if ESPEAK_VOICES.get(c) not in installed},
+                      **{c: v for c, v in ESPEAK_VOICES.items() if v in installed}}  # fmt: skip
             languages = {
                 code: voice
-                for code, voice in ESPEAK_VOICES.items()
+                for code, voice in wanted.items()
                 if voice in installed and (code not in SCRIPT_PROBES or self._reads(binary, voice, SCRIPT_PROBES[code]))
             }
         except EngineFailure as exc:
             raise EngineUnavailable(f"espeak-ng does not work: {exc}") from exc
         self._languages = languages
-        self._names = {code: installed[voice] for code, voice in languages.items()}
+        self._names = {
+            code: installed[voice] if ESPEAK_VOICES.get(code) == voice else f"{installed[voice]} reading {code}"
+            for code, voice in languages.items()
+        }
         self._binary = binary
 
     def _installed_voices(self, binary: str) -> dict[str, str]:

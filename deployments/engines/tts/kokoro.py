@@ -27,7 +27,7 @@ from pydantic import Field
 from deployments.engines.errors import EngineFailure, EngineUnavailable, InvalidInput, UnsupportedLanguage
 from deployments.engines.options import EngineOptions, ProjectPath
 from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
-from deployments.engines.tts.kokoro_voices import PLANS, display_name, gender_of, language_of
+from deployments.engines.tts.kokoro_voices import display_name, gender_of, language_of, plans_for
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,11 @@ class KokoroOptions(EngineOptions):
         "models/kokoro", min_length=1, description=f"Folder with {MODEL_FILE} and {VOICES_FILE}; relative to the project root."
     )
     threads: int = Field(2, ge=1, description="onnxruntime intra-op threads per synthesis.")
+    borrowed_languages: tuple[str, ...] = Field(
+        ("de", "ru", "nl", "pl", "tr", "ko", "vi"),
+        description="Languages spoken with English voices from espeak-ng phonemes, beside Kokoro's own nine; "
+        "those where that was measured intelligible (loadtests/score_voices.py, docs/voices.md).",
+    )
 
 
 class KokoroEngine(TtsEngine):
@@ -62,6 +67,7 @@ class KokoroEngine(TtsEngine):
         self._g2p: dict[str, Any] = {}
         self._g2p_lock = threading.Lock()
         self._blends: OrderedDict[Any, np.ndarray] = OrderedDict()
+        self.plans = plans_for(self.options.borrowed_languages)
 
     def start(self) -> None:
         import onnxruntime as ort
@@ -79,6 +85,12 @@ class KokoroEngine(TtsEngine):
         self._kokoro = Kokoro.from_session(session, str(voices))
         with np.load(voices) as data:
             self.packs = {name: data[name].astype(np.float32) for name in data.files}
+        for lang in [lang for lang, plan in self.plans.items() if not plan.native and plan.g2p == "espeak"]:
+            try:
+                self._kokoro.tokenizer.phonemize("a", self.plans[lang].espeak_lang)
+            except RuntimeError:  # a language the espeak-ng data kokoro-onnx bundles does not have
+                log.warning("Kokoro cannot phonemize %s; not offered", lang)
+                del self.plans[lang]
 
     def health(self) -> None:
         if self._kokoro is None:
@@ -88,11 +100,11 @@ class KokoroEngine(TtsEngine):
         return {**super().describe(), "model": MODEL_FILE}
 
     def languages(self) -> Sequence[str]:
-        return tuple(PLANS)
+        return tuple(self.plans)
 
     def voices(self) -> Sequence[NativeVoice]:
         offered: dict[str, list[str]] = {}
-        for lang, plan in PLANS.items():
+        for lang, plan in self.plans.items():
             for voice in plan.voices:
                 offered.setdefault(voice, []).append(lang)
         return tuple(
@@ -121,7 +133,7 @@ class KokoroEngine(TtsEngine):
         return np.asarray(audio, dtype=np.float32)
 
     def phonemize(self, text: str, lang: str) -> str:
-        plan = PLANS.get(lang)
+        plan = self.plans.get(lang)
         if plan is None:
             raise UnsupportedLanguage(f"Kokoro does not speak {lang!r}", target=lang)
         if plan.g2p == "espeak":
@@ -154,7 +166,7 @@ class KokoroEngine(TtsEngine):
         name = voice.removeprefix("kokoro.")
         if name not in self.packs:
             raise InvalidInput(f"unknown Kokoro voice {voice!r}")
-        if lang not in PLANS:
+        if lang not in self.plans:
             raise UnsupportedLanguage(f"Kokoro does not speak {lang!r}", target=lang)
         return self.packs[name]
 

@@ -2,15 +2,18 @@
 
 Kokoro v1.0 ships native voices for nine languages; its voice file names say
 the language (first letter) and gender (second letter): ``af_heart`` is
-American English, female. Other languages are spoken from espeak-ng phonemes
-with an English voice, accented but clearer than espeak-ng alone where that
-was measured (MODELS.md: de 0.80, ru 0.87, nl 0.94, pl 0.77, tr 0.85, ko 0.67,
-vi 0.74 Whisper word accuracy).
+American English, female. Any language espeak-ng reads can also be spoken from
+espeak-ng phonemes with English voices (:func:`borrowed_plan`): accented, and
+in some languages heard as English, so the engine offers only the languages
+named in its ``borrowed_languages`` option, chosen by measurement
+(``loadtests/score_voices.py``, docs/voices.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
+
+from deployments.engines.tts.espeak import ESPEAK_VOICES
 
 #: Voice-name prefix letter → language code.
 PREFIX_LANG: dict[str, str] = {"a": "en", "b": "en", "e": "es", "f": "fr", "h": "hi", "i": "it", "j": "ja", "p": "pt", "z": "zh"}
@@ -67,6 +70,7 @@ _EN_VOICES = tuple(
 )
 _EN_BORROWED = ("af_heart", "af_bella", "am_michael", "am_fenrir")
 
+#: Kokoro's own languages, spoken with voices made for them.
 PLANS: dict[str, LanguagePlan] = {
     "en": LanguagePlan("espeak", "en-us", _EN_VOICES),
     "es": LanguagePlan("espeak", "es", ("ef_dora", "em_alex", "em_santa")),
@@ -78,14 +82,21 @@ PLANS: dict[str, LanguagePlan] = {
     "zh": LanguagePlan(
         "zh", "cmn", ("zf_xiaobei", "zf_xiaoni", "zf_xiaoxiao", "zf_xiaoyi", "zm_yunjian", "zm_yunxi", "zm_yunxia", "zm_yunyang")
     ),
-    "de": LanguagePlan("espeak", "de", _EN_BORROWED, native=False),
-    "ru": LanguagePlan("espeak", "ru", _EN_BORROWED, native=False),
-    "nl": LanguagePlan("espeak", "nl", _EN_BORROWED, native=False),
-    "pl": LanguagePlan("espeak", "pl", _EN_BORROWED, native=False),
-    "tr": LanguagePlan("espeak", "tr", _EN_BORROWED, native=False),
-    "ko": LanguagePlan("espeak", "ko", _EN_BORROWED, native=False),
-    "vi": LanguagePlan("espeak", "vi", _EN_BORROWED, native=False),
 }
+
+
+def borrowed_plan(lang: str) -> LanguagePlan | None:
+    """How Kokoro speaks ``lang`` with English voices from espeak-ng's phonemes (None: espeak-ng has no such language)."""
+    espeak = ESPEAK_VOICES.get(lang)
+    if espeak is None or lang in PLANS:
+        return None
+    return LanguagePlan("espeak", espeak, _EN_BORROWED, native=False)
+
+
+def plans_for(borrowed: tuple[str, ...] | list[str]) -> dict[str, LanguagePlan]:
+    """Kokoro's own languages and the ``borrowed`` ones (unknown codes are left out)."""
+    extra = {lang: plan for lang in borrowed if (plan := borrowed_plan(lang)) is not None}
+    return {**PLANS, **extra}
 
 
 def gender_of(voice: str) -> str:
@@ -94,12 +105,6 @@ def gender_of(voice: str) -> str:
 
 def language_of(voice: str) -> str:
     return PREFIX_LANG.get(voice[:1], "en")
-
-
-def default_voice(lang: str, gender: str) -> str:
-    """The first voice of ``gender`` for ``lang``, else its first voice."""
-    voices = PLANS[lang].voices
-    return next((v for v in voices if gender_of(v) == gender), voices[0])
 
 
 def display_name(voice: str) -> str:

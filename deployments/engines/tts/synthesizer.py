@@ -2,10 +2,10 @@
 
 Routing (``docs/tts.md``): a native voice id names its engine
 (``kokoro.af_heart``, ``piper.en_us_joe``, ``espeak.de.female``); a cloned
-voice is spoken by the engine that fitted it; with no voice, the language's
-default engine (``defaults`` in the config: Kokoro for its native and
-espeak-phoneme languages, espeak-ng for the rest) speaks with its first
-voice of the requested gender. Each sentence is synthesized, shaped
+voice is spoken by the engine that fitted it; with no voice, the measured
+default of the language and gender (the voice table, ``configs/voices.yaml``),
+else the language's default engine (``defaults`` in the config, else the
+first engine that speaks it) speaks with its first voice of that gender. Each sentence is synthesized, shaped
 (emotion: rate, pitch, loudness) and encoded before the next one starts, so
 the first bytes leave after one sentence.
 """
@@ -27,6 +27,7 @@ from deployments.engines.tts.encode import StreamEncoder, content_type
 from deployments.engines.tts.equalizer import apply_matching
 from deployments.engines.tts.prosody import apply_gain, engine_speed, shift_pitch
 from deployments.engines.tts.text import lead_clause, sentences
+from deployments.engines.tts.voice_table import VoiceTable
 
 log = logging.getLogger(__name__)
 
@@ -68,15 +69,29 @@ class Synthesizer:
     Args:
         engines: started engines by registry name.
         defaults: language → engine name for requests without a voice (others: the first engine speaking it).
+        table: measured default voice per language and gender, and the professional order.
     """
 
-    def __init__(self, engines: Mapping[str, TtsEngine], defaults: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, engines: Mapping[str, TtsEngine], defaults: Mapping[str, str] | None = None, table: VoiceTable | None = None
+    ) -> None:
         self.engines = dict(engines)
         self.defaults = dict(defaults or {})
+        self.table = table or VoiceTable()
         self.catalogue: dict[str, NativeVoice] = {v.id: v for e in self.engines.values() for v in e.voices()}
 
     def voices(self, lang: str | None = None) -> list[NativeVoice]:
-        return [v for v in self.catalogue.values() if lang is None or lang in v.languages]
+        """Voices (of ``lang``); for a language, each gender's default first, then the professional order."""
+        offered = [v for v in self.catalogue.values() if lang is None or lang in v.languages]
+        if lang is None:
+            return offered
+        rank = {}
+        for gender in ("female", "male"):
+            default = self._table_default(lang, gender)
+            measured = ([default.id] if default else []) + self.table.order(lang, gender)
+            for i, voice_id in enumerate(measured):
+                rank.setdefault(voice_id, i)
+        return sorted(offered, key=lambda v: rank.get(v.id, len(rank)))
 
     def languages(self) -> list[str]:
         return sorted({lang for e in self.engines.values() for lang in e.languages()})
@@ -100,10 +115,18 @@ class Synthesizer:
                     f"voice {request.voice!r} speaks {', '.join(native.languages)}, not {request.lang!r}", target=request.lang
                 )
             return self._plan(self.engines[native.engine], native.id, native.id, request)
+        measured = self._table_default(request.lang, request.gender)
+        if measured is not None:
+            return self._plan(self.engines[measured.engine], measured.id, measured.id, request)
         engine = self._default_engine(request.lang)
         offered = [v for v in engine.voices() if request.lang in v.languages]
         chosen = next((v for v in offered if v.gender == request.gender), offered[0])
         return self._plan(engine, chosen.id, chosen.id, request)
+
+    def _table_default(self, lang: str, gender: str) -> NativeVoice | None:
+        """The voice table's default for ``lang`` and ``gender``, when this replica runs it and it speaks ``lang``."""
+        voice = self.catalogue.get(self.table.default(lang, gender) or "")
+        return voice if voice is not None and lang in voice.languages else None
 
     def _default_engine(self, lang: str) -> TtsEngine:
         name = self.defaults.get(lang)

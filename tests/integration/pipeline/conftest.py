@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,15 +21,16 @@ from deployments.engines.asr.whisper import WhisperEngine
 from deployments.engines.diarization.base import Diarization, DiarizationEngine
 from deployments.engines.dubbing.separation import separate
 from deployments.engines.media.probe import MediaInfo
-from deployments.engines.registry import create_engine
+from deployments.engines.registry import create_engine, start_engine
 from deployments.engines.translation.apertium import ApertiumEngine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from deployments.engines.translation.safe import SafeTranslator
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
+from deployments.engines.tts.voice_table import VoiceTable
+from deployments.engines.voice.cloner import VoiceCloneEngine
 from deployments.engines.voice.denoise import DeepFilterDenoiser
 from pipelines.dubbing.dubber import DubbingDeps
-from pipelines.dubbing.voices import VoiceRanking
 from pipelines.video_translation import PipelineDeps
 from tests.integration.conftest import LOCAL_ARGS
 
@@ -117,13 +119,13 @@ def local_deps(
 
 @pytest.fixture(scope="session")
 def synthesizer() -> Synthesizer:
-    """The CPU profile's TTS engines in-process (Kokoro first, espeak-ng for the rest)."""
+    """The CPU profile's TTS engines in-process, with its measured default voices (configs/voices.yaml)."""
     engines = {}
     for spec in LOCAL_TTS["engines"]:
         engine = create_engine(spec["engine"], spec.get("options"))
         engine.start()
         engines[engine.name] = engine
-    return Synthesizer(engines)
+    return Synthesizer(engines, LOCAL_TTS.get("defaults"), VoiceTable.load(project_path(LOCAL_TTS["voice_table"])))
 
 
 @pytest.fixture(scope="session")
@@ -140,8 +142,23 @@ def diarizer() -> DiarizationEngine:
     return engine
 
 
-def dubbing_deps(synthesizer: Synthesizer, denoiser: DeepFilterDenoiser) -> DubbingDeps:
+@pytest.fixture(scope="session")
+def cloner() -> VoiceCloneEngine:
+    spec = LOCAL_ARGS["voice_cloner"]
+    return start_engine(spec["engine"], spec.get("options"), VoiceCloneEngine)
+
+
+def dubbing_deps(synthesizer: Synthesizer, denoiser: DeepFilterDenoiser, cloner: VoiceCloneEngine | None = None) -> DubbingDeps:
     """Dubbing wired to in-process engines, as pipelines/dubbing/wiring.py wires the deployments."""
+
+    async def fit_voice(sample: bytes, lang: str, gender: str) -> dict[str, Any]:
+        assert cloner is not None
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "sample.wav"
+            path.write_bytes(sample)
+            prepared = await asyncio.to_thread(cloner.prepare, str(path), noise_reduction=False)
+        fitted = await asyncio.to_thread(cloner.fit, prepared, lang, gender)
+        return {"engine": fitted.engine, "style": fitted.style, "quality_score": fitted.quality_score}
 
     async def synthesize(request: SpeechRequest, semitones: float) -> tuple[np.ndarray, int]:
         return await asyncio.to_thread(synthesizer.render, request, semitones)
@@ -152,8 +169,8 @@ def dubbing_deps(synthesizer: Synthesizer, denoiser: DeepFilterDenoiser) -> Dubb
     async def separate_audio(samples: np.ndarray, rate: int, report: Callable[[float], None]) -> tuple[np.ndarray, np.ndarray]:
         return await asyncio.to_thread(separate, samples, rate, denoiser, on_progress=report)
 
-    ranking = VoiceRanking.load(project_path(LOCAL_ARGS["dubbing"]["voice_ranking"]))
-    return DubbingDeps(synthesize, catalogue, separate_audio, ranking)
+    ranking = VoiceTable.load(project_path(LOCAL_ARGS["dubbing"]["voice_ranking"]))
+    return DubbingDeps(synthesize, catalogue, separate_audio, ranking, fit_voice=fit_voice if cloner is not None else None)
 
 
 class Recorder:

@@ -108,6 +108,31 @@ async def test_dubbed_video_timing_and_intelligibility(scene_file, deps, store, 
     assert word_error_rate(said, " ".join(s.text for s in heard.segments)) <= 0.3
 
 
+#: One speaker with enough speech (about 12 s) for a fitted voice.
+LONG_LINES = [
+    SceneLine(0.5, "Good morning everybody, and welcome to our little town on the river."),
+    SceneLine(5.5, "Today we will walk along the old market and visit the bakery."),
+    SceneLine(10.5, "After lunch there is time for the museum and the castle garden."),
+    SceneLine(15.5, "Please stay together and bring some water for the afternoon."),
+]
+
+
+async def test_original_voice_is_fitted_from_the_speakers_own_speech(whisper, translator, store, synthesizer, denoiser,
+                                                                     cloner, tmp_path) -> None:  # fmt: skip
+    scene = build_scene(LONG_LINES, 21.0)
+    source = scene_video(scene, tmp_path / "long.mp4")
+    deps = local_deps(whisper, translator, store, dubbing=dubbing_deps(synthesizer, denoiser, cloner))
+    _, report, video = await _dub(source, deps, store, tmp_path, dubbing_bg_music=0.0, dubbing_voice="original")
+    voice = report["voices"]["default"]  # no diarization: the recording is one speaker
+    assert voice["origin"] == "original" and report["dubbing_voice"] == "original", voice
+    assert voice["own_voice"]["speech_s"] >= 10 and 0 < voice["own_voice"]["quality_score"] <= 1
+    import soxr
+
+    heard = await asyncio.to_thread(whisper.transcribe, soxr.resample(decode(video), RATE, 16_000).astype(np.float32), "es", 0.0)
+    said = " ".join(line["text"] for line in report["lines"])
+    assert word_error_rate(said, " ".join(s.text for s in heard.segments)) <= 0.4  # the fitted voice speaks Spanish
+
+
 async def test_background_kept_at_the_asked_ratio(scene_file, deps, store, tmp_path) -> None:
     source, scene = scene_file
     _result, report, video = await _dub(source, deps, store, tmp_path, dubbing_bg_music=0.3)

@@ -6,7 +6,8 @@ import itertools
 
 import pytest
 
-from pipelines.dubbing.voices import FITTED_MATCH, FittedVoice, Speaker, VoiceRanking, choose_voices
+from deployments.engines.tts.voice_table import VoiceTable
+from pipelines.dubbing.voices import FITTED_MATCH, FittedVoice, Speaker, choose_voices
 
 CATALOGUE = [
     {"voice_id": "kokoro.ef_dora", "gender": "female"},
@@ -15,7 +16,7 @@ CATALOGUE = [
     {"voice_id": "espeak.es.female", "gender": "female"},
     {"voice_id": "espeak.es.male", "gender": "male"},
 ]
-RANKING = VoiceRanking({"es": {"female": ["kokoro.ef_dora", "espeak.es.female"], "male": ["kokoro.em_santa", "kokoro.em_alex"]}})
+RANKING = VoiceTable(ranked={"es": {"female": ["kokoro.ef_dora", "espeak.es.female"], "male": ["kokoro.em_santa", "kokoro.em_alex"]}})
 
 
 def test_tiers_and_genders_without_diarization() -> None:
@@ -27,8 +28,8 @@ def test_tiers_and_genders_without_diarization() -> None:
     assert voice("professional-male") == "kokoro.em_santa"  # the best measured
     assert voice("professional-female") == "kokoro.ef_dora"
     # Nothing measured for the language: professional falls back to the default.
-    assert choose_voices("professional-male", "es-MX", CATALOGUE, VoiceRanking())[None].voice == "kokoro.em_alex"
-    assert VoiceRanking({"es": {"male": ["kokoro.em_santa"]}}).order("es-MX", "male") == ["kokoro.em_santa"]
+    assert choose_voices("professional-male", "es-MX", CATALOGUE, VoiceTable())[None].voice == "kokoro.em_alex"
+    assert VoiceTable(ranked={"es": {"male": ["kokoro.em_santa"]}}).order("es-MX", "male") == ["kokoro.em_santa"]
 
 
 def test_each_speaker_gets_a_distinct_voice_of_their_gender() -> None:
@@ -51,11 +52,11 @@ def test_each_speaker_gets_a_distinct_voice_of_their_gender() -> None:
 def test_a_language_with_one_gender_voices_everyone_with_it() -> None:
     catalogue = [{"voice_id": "kokoro.ff_siwis", "gender": "female"}]
     speakers = [Speaker("Speaker 1", 3.0, "male", 0.95), Speaker("Speaker 2", 2.0, "female", 0.95)]
-    choices = choose_voices("default-male", "fr", catalogue, VoiceRanking(), speakers)
+    choices = choose_voices("default-male", "fr", catalogue, VoiceTable(), speakers)
     assert {c.voice for c in choices.values()} == {"kokoro.ff_siwis"}
     assert choices["Speaker 1"].semitones != choices["Speaker 2"].semitones
     with pytest.raises(ValueError):
-        choose_voices("default-male", "fr", [], VoiceRanking())
+        choose_voices("default-male", "fr", [], VoiceTable())
 
 
 def test_fitted_voice_replaces_the_speaker_it_matches_best() -> None:

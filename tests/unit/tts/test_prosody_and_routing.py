@@ -12,6 +12,7 @@ from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
 from deployments.engines.tts.emotion import EMOTIONS, prosody
 from deployments.engines.tts.prosody import apply_gain, engine_speed, shift_pitch
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
+from deployments.engines.tts.voice_table import VoiceTable
 from deployments.engines.voice.gender import median_f0
 
 RATE = 16_000
@@ -75,6 +76,24 @@ def test_routing_by_voice_language_and_style() -> None:
         synth.plan(SpeechRequest(text="Hi.", lang="zh"))
     with pytest.raises(InvalidInput):
         synth.plan(SpeechRequest(text="Hi.", lang="en", voice="kokoro.nobody"))
+
+
+def test_the_measured_default_wins_and_leads_the_languages_voice_list() -> None:
+    kokoro = ToneEngine("kokoro", ("en", "de"))
+    espeak = ToneEngine("espeak", ("en", "de", "fi"))
+    table = VoiceTable(
+        defaults={"de": {"female": "espeak.f", "male": "kokoro.m"}, "fi": {"female": "kokoro.f"}},
+        ranked={"de": {"female": ["kokoro.f", "espeak.f"]}},
+    )
+    synth = Synthesizer({"kokoro": kokoro, "espeak": espeak}, table=table)
+    assert synth.plan(SpeechRequest(text="Hallo.", lang="de")).voice_id == "espeak.f"
+    assert synth.plan(SpeechRequest(text="Hallo.", lang="de", gender="male")).voice_id == "kokoro.m"
+    # a default the replica cannot speak the language with falls back to the engine rule
+    assert synth.plan(SpeechRequest(text="Hei.", lang="fi")).voice_id == "espeak.f"
+    assert synth.plan(SpeechRequest(text="Hi.", lang="en")).voice_id == "kokoro.f"  # unmeasured: engine order
+    order = [v.id for v in synth.voices("de")]
+    assert set(order[:2]) == {"espeak.f", "kokoro.m"} and order.index("kokoro.f") < order.index("espeak.m")
+    assert {v.id for v in synth.voices()} == {"kokoro.f", "kokoro.m", "espeak.f", "espeak.m"}
 
 
 def test_stream_is_one_chunk_per_sentence_and_emotion_reaches_the_engine() -> None:

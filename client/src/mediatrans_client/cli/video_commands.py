@@ -18,7 +18,7 @@ from mediatrans_client.models import Task
 F = TypeVar("F", bound=Callable[..., Any])
 
 FORMATS = ("srt", "vtt", "ass", "burned_video", "all")
-VOICES = ("default-female", "default-male", "professional-female", "professional-male")
+VOICES = ("default-female", "default-male", "professional-female", "professional-male", "original")
 
 
 @cli.group()
