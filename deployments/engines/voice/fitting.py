@@ -70,6 +70,8 @@ class FitResult:
     evaluations: int
     seconds: float
     trace: tuple[float, ...]
+    #: The probe speech of the fitted style, as the search synthesized it (no need to speak it again).
+    audio: np.ndarray | None = None
 
 
 class StyleFitter:
@@ -114,10 +116,14 @@ class StyleFitter:
         ranked = self.rank(target, gender)[: budget.candidates]
         names = [n for n, _ in ranked]
         trace: list[float] = []
+        kept: list[np.ndarray] = []  # the speech of the best style so far (the search keeps a style on a strict gain)
 
         def score(weights: np.ndarray, offset: np.ndarray) -> float:
             style = _style(names, weights, offset)
-            value = cosine(embed(speak(style)), target)
+            audio = speak(style)
+            value = cosine(embed(audio), target)
+            if not trace or value > max(trace):
+                kept[:] = [audio]
             trace.append(value)
             return value
 
@@ -159,7 +165,7 @@ class StyleFitter:
         style = _style(names, best_w, best_off)
         seconds = time.monotonic() - started
         log.info("fitted voice %.3f (stock %s %.3f), %d evaluations, %.1f s", best, stock_name, stock_best, len(trace), seconds)
-        return FitResult(style, best, stock_name, stock_best, len(trace), seconds, tuple(trace))
+        return FitResult(style, best, stock_name, stock_best, len(trace), seconds, tuple(trace), kept[0] if kept else None)
 
 
 def _one_hot(n: int, i: int) -> np.ndarray:

@@ -22,7 +22,7 @@ from deployments.engines.errors import EngineFailure, EngineUnavailable
 from deployments.engines.tts.base import VoiceStyle
 from deployments.engines.tts.equalizer import apply_matching
 from deployments.engines.tts.kokoro import SAMPLE_RATE, KokoroEngine, KokoroOptions
-from deployments.engines.tts.kokoro_voices import PLANS, gender_of
+from deployments.engines.tts.kokoro_voices import gender_of
 from deployments.engines.tts.prosody import engine_speed, shift_pitch
 from deployments.engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample, VoiceCloneEngine
 from deployments.engines.voice.encoder_factory import EncoderName, load_encoder
@@ -53,6 +53,9 @@ class KokoroFitOptions(KokoroOptions):
         FitBudget.enhanced().evaluations, ge=1, description="Styles an enhanced fit synthesizes and scores."
     )
     min_snr_db: float = Field(SampleLimits().min_snr_db, description="Lowest estimated SNR (dB) of a sample as sent.")
+    clean_snr_db: float = Field(
+        SampleLimits().clean_snr_db, description="A sample at or above this SNR (dB) is not denoised: nothing to remove."
+    )
 
     @model_validator(mode="after")
     def _independent_judge(self) -> Self:
@@ -73,7 +76,7 @@ class KokoroCloner(VoiceCloneEngine):
         self.kokoro = KokoroEngine(KokoroOptions(model_dir=self.options.model_dir, threads=self.options.threads))
         self.standard = dataclasses.replace(FitBudget.standard(), evaluations=self.options.evaluations)
         self.enhanced = dataclasses.replace(FitBudget.enhanced(), evaluations=self.options.enhanced_evaluations)
-        self.limits = SampleLimits(min_snr_db=self.options.min_snr_db)
+        self.limits = SampleLimits(min_snr_db=self.options.min_snr_db, clean_snr_db=self.options.clean_snr_db)
         self._fit_lock = threading.Lock()
         self.fitter: StyleFitter | None = None
 
@@ -119,7 +122,8 @@ class KokoroCloner(VoiceCloneEngine):
 
         with self._fit_lock:
             result = self.fitter.fit(target, speak, embed, gender if gender in ("male", "female") else None, budget)
-            extra, matched = self._match(sample.speech, speak(result.style), target, result.similarity)
+            probe = result.audio if result.audio is not None else speak(result.style)
+            extra, matched = self._match(sample.speech, probe, target, result.similarity)
             style = VoiceStyle(result.style.weights, result.style.offset, base_lang=lang, extra=extra)
             raw_judge = self.judge(style, sample.speech, lang)
         if not np.isfinite(raw_judge):
@@ -170,6 +174,6 @@ class KokoroCloner(VoiceCloneEngine):
 
     def judge(self, voice: str | VoiceStyle, reference: np.ndarray, lang: str) -> float:
         """Judge-encoder similarity of ``voice`` speaking the judge sentences to ``reference`` speech (16 kHz)."""
-        judge_lang, sentences = judges_for(lang if lang in PLANS else "en")
-        audio = np.concatenate([self.say(voice, s, judge_lang) for s in sentences])
+        judge_lang, sentences = judges_for(lang if lang in self.kokoro.plans else "en")
+        audio = self.say(voice, " ".join(sentences), judge_lang)  # one synthesis: each call costs ~0.45 s before any audio
         return cosine(self.judge_encoder.embed(audio, SAMPLE_RATE), self.judge_encoder.embed(reference, PREPARED_RATE))

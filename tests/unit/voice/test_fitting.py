@@ -45,6 +45,8 @@ def test_fit_beats_the_best_stock_voice_and_stays_within_budget() -> None:
     assert result.similarity > best_stock + 0.02
     assert abs(result.similarity - cosine(embed_style(result.style), target)) < 1e-9  # the reported score is the style's
     assert result.similarity == max(result.trace)
+    # the speech handed back is what the search synthesized for the fitted style, not a new synthesis
+    assert result.audio is calls[result.trace.index(result.similarity)] and result.audio == result.style
 
 
 def test_fit_is_deterministic_and_prefers_the_given_gender() -> None:

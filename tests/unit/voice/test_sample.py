@@ -324,6 +324,12 @@ def test_the_snr_floor_applies_before_denoising(folder: Path, speech: Path, vad:
         inspect_sample(noisy, vad, Cleaner())  # type: ignore[arg-type]
     assert Cleaner.calls == 0
     checked = inspect_sample(speech, vad, Cleaner())  # type: ignore[arg-type]
+    assert checked.snr_db >= SampleLimits().clean_snr_db and not checked.denoised and Cleaner.calls == 0  # nothing to take out
+    hissing = folder / "hissing.wav"
+    clean = read_wav(speech)
+    write_wav(hissing, clean + 0.002 * np.random.default_rng(5).standard_normal(len(clean)), 16_000)
+    checked = inspect_sample(hissing, vad, Cleaner())  # type: ignore[arg-type]
+    assert SampleLimits().min_snr_db <= checked.snr_db < SampleLimits().clean_snr_db
     assert checked.denoised and Cleaner.calls == 1
 
 
@@ -332,7 +338,7 @@ def test_denoised_sample_keeps_length_and_rate(encoded: dict[str, Path], vad: Si
 
     denoiser = DeepFilterDenoiser(pool_size=1)
     try:
-        checked = inspect_sample(encoded["m4a-aac"], vad, denoiser)
+        checked = inspect_sample(encoded["m4a-aac"], vad, denoiser, SampleLimits(clean_snr_db=200.0))  # always denoise
     finally:
         denoiser.close()
     original = decode(encoded["m4a-aac"])
