@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -120,11 +121,15 @@ print(time.perf_counter() - start, words)
 
 
 def service_job(
-    video: Path, jobs: dict[str, dict[str, str]], chunk_s: float | None = None
+    video: Path,
+    jobs: dict[str, dict[str, str]],
+    chunk_s: float | None = None,
+    on_done: Callable[[str, dict, httpx.Client], None] | None = None,
 ) -> dict[str, tuple[float, dict, dict[str, float]]]:
     """One job per entry (label → extra form fields), in order, on one service.
 
     ``chunk_s`` overrides the profile's ASR chunk length (``asr.target_chunk_s``; the maximum is 1.2 ×).
+    ``on_done(label, task, client)`` runs after each job, while its outputs can still be downloaded.
 
     Returns per label (wall time, final task, seconds per stage as seen by polling every 0.25 s).
     """
@@ -181,6 +186,8 @@ def service_job(
                         break
                     time.sleep(0.25)
                 results[label] = (time.perf_counter() - started, task, stages)
+                if on_done is not None:
+                    on_done(label, task, client)
                 if task["status"] == "completed" and "subtitle_url" in task["result"]:
                     srt = client.get(task["result"]["subtitle_url"]).text
                     print(f"  {label}: first cues:\n" + "\n".join(srt.splitlines()[:12]))

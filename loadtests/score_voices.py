@@ -1,13 +1,31 @@
-"""Measure every TTS voice per language by how well Whisper hears it; write the dubbing voice ranking.
+"""Score every voice the service can speak a language with by a speech-recognition round trip; write the voice table.
 
-Each voice that speaks a language reads four dialogue lines of the project's development set
-(``configs/devset``, rows 11, 13, 14 and 16, in that language); Whisper base (int8, the CPU profile's
-ASR) transcribes them with the language given, and the voice scores ``1 - error rate`` (word error rate;
-character error rate for ja and zh). ``configs/dubbing-voices.yaml`` gets, per language and gender, the
-voices in score order (ties keep the TTS service's order): ``professional-*`` dubbing takes the first.
-``docs/dubbing-voices.md`` gets the table. Run on the CPU profile's engines, in-process:
+For each contract language, every candidate voice reads the project's round-trip sentences
+(``tests/data/speech/round_trip.yaml``: 12 per language, everyday and game lines, some with numbers):
 
-    PYTHONPATH=. .venv/bin/python loadtests/score_voices.py [--langs en,es] [--lines 4]
+* Kokoro's own voices for its nine languages (at most ``--per-gender`` of each gender, in Kokoro's order);
+* Kokoro's English voices (``af_heart``, ``am_michael``) reading espeak-ng's phonemes, for every other
+  language espeak-ng reads;
+* espeak-ng's female and male voice of the language, and for a language espeak-ng lacks (``tl``) the voices
+  of close languages that could stand in (``STAND_INS``);
+* Piper's English voice.
+
+Whisper (base, int8; ``--whisper tiny`` is quicker and coarser) names the language of each clip, and
+transcribes the clips with the language given. A voice scores:
+
+* ``language``: the share of clips whose language Whisper names right;
+* ``cer``: character error rate of the transcript against the text, both normalised as the TTS service
+  normalises text (numbers spelt out), lower-cased, without punctuation and spaces;
+* ``intelligibility`` = ``language`` × (1 − ``cer``).
+
+``configs/voices.yaml`` gets per language and gender the ``default`` voice (the most intelligible; a TTS
+request without a voice and ``default-*`` dubbing use it) and the ``ranked`` order of ``professional-*``
+dubbing (neural voices within ``PROFESSIONAL_MARGIN`` of the best first, then the rest by score), with every
+voice's scores. It also records which languages Kokoro's English voices should read (``kokoro_borrowed``:
+intelligibility at least ``BORROWED_FLOOR``) and the espeak-ng stand-ins worth offering (``stand_ins``);
+those go into the engines' options in ``configs/local.yaml``. ``docs/voices.md`` gets the table.
+
+    .venv/bin/python loadtests/score_voices.py [--langs de,ru] [--whisper base] [--sentences 12]
 """
 
 from __future__ import annotations
@@ -16,9 +34,13 @@ import argparse
 import statistics
 import sys
 import time
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import regex as re
 import soxr
 import yaml
 
@@ -27,103 +49,237 @@ sys.path.insert(0, str(ROOT))
 
 from deployments.engines.asr.whisper import WhisperEngine  # noqa: E402
 from deployments.engines.registry import create_engine  # noqa: E402
+from deployments.engines.tts.espeak import ESPEAK_VOICES  # noqa: E402
+from deployments.engines.tts.kokoro_voices import PLANS, gender_of  # noqa: E402
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
-from tests.support.text import char_error_rate, word_error_rate  # noqa: E402
+from deployments.engines.tts.text import normalise  # noqa: E402
+from tests.support.text import edit_rate  # noqa: E402
 
-LANGS = ("en", "es", "fr", "it", "pt", "ja", "zh", "de", "ru", "nl", "pl", "tr", "ko", "vi")
-ROWS = (10, 12, 13, 15)  # 0-based rows of configs/devset: dialogue lines without placeholders
-OUT = ROOT / "configs" / "dubbing-voices.yaml"
-DOC = ROOT / "docs" / "dubbing-voices.md"
+SENTENCES = ROOT / "tests" / "data" / "speech" / "round_trip.yaml"
+CATALOG = ROOT / "configs" / "languages.yaml"
+OUT = ROOT / "configs" / "voices.yaml"
+DOC = ROOT / "docs" / "voices.md"
+#: Languages espeak-ng has no voice for → close languages whose voices may read them (Tagalog: Latin script,
+#: near-phonemic spelling; Indonesian and Malay share much of its sound system, Spanish its loanwords).
+STAND_INS: dict[str, tuple[str, ...]] = {"tl": ("id", "ms", "es")}
+#: Kokoro's English voices that read other languages' phonemes.
+BORROWED = ("af_heart", "am_michael")
+#: A neural voice this close to the best voice's intelligibility leads the professional order.
+PROFESSIONAL_MARGIN = 0.05
+#: Kokoro's English voices are offered for a language where one reaches this intelligibility.
+BORROWED_FLOOR = 0.6
+#: A stand-in voice is offered where it reaches this intelligibility.
+STAND_IN_FLOOR = 0.5
+NEURAL = ("kokoro", "piper")
 
 
-def lines_for(lang: str, count: int) -> list[str]:
-    devset = ROOT / "configs" / "devset"
+@dataclass(frozen=True)
+class Candidate:
+    """A voice to score: its id, the engine that speaks it, its gender, and an espeak-ng stand-in code."""
+
+    voice: str
+    engine: str
+    gender: str
+    stand_in: str | None = None
+
+
+def clean(text: str, lang: str) -> str:
+    """Text as compared: the TTS normalisation (numbers spelt out), NFC, lower case, no punctuation or spaces."""
+    text = unicodedata.normalize("NFC", normalise(text, lang)).lower()
+    return re.sub(r"[\p{P}\p{S}\s]+", "", text)
+
+
+def char_error_rate(reference: str, heard: str) -> float:
+    """Character edit distance over the reference's length, at most 1 (a loop of made-up words is all wrong, no more)."""
+    return min(1.0, edit_rate(list(reference), list(heard)))
+
+
+def candidates(lang: str, engines: dict[str, Any], per_gender: int) -> list[Candidate]:
+    out: list[Candidate] = []
+    if lang in PLANS:
+        counts = {"female": 0, "male": 0}
+        for name in PLANS[lang].voices:
+            gender = gender_of(name)
+            if counts[gender] < per_gender:
+                counts[gender] += 1
+                out.append(Candidate(f"kokoro.{name}", "kokoro", gender))
+    elif lang in engines["kokoro"].languages():
+        out += [Candidate(f"kokoro.{name}", "kokoro", gender_of(name)) for name in BORROWED]
+    if lang in engines["espeak"].languages():
+        out += [Candidate(f"espeak.{lang}.{g}", "espeak", g) for g in ("female", "male")]
+    for stand_in in STAND_INS.get(lang, ()):
+        out += [Candidate(f"espeak.{stand_in}.{g}", "espeak", g, stand_in) for g in ("female", "male")]
     if lang == "en":
-        rows = [line.split("\t")[2] for line in (devset / "en.tsv").read_text(encoding="utf-8").splitlines()]
-    else:
-        rows = (devset / f"{lang}.txt").read_text(encoding="utf-8").splitlines()
-    return [rows[i] for i in ROWS[:count]]
+        out.append(Candidate("piper.en_us_joe", "piper", "male"))
+    return out
 
 
-def score(synth: Synthesizer, whisper: WhisperEngine, voice: str, lang: str, texts: list[str]) -> tuple[float, float]:
-    """(1 - median error rate, synthesis real-time factor) of ``voice`` reading ``texts``."""
-    errors, rtfs = [], []
+def score(synth: Synthesizer, whisper: WhisperEngine, candidate: Candidate, lang: str, texts: list[str]) -> dict[str, float]:
+    """Language rate, CER and intelligibility of ``candidate`` reading ``texts`` in ``lang`` (each clip on its own)."""
+    recognised, rtfs, edits, length = 0, [], 0.0, 0
+    speak_lang = candidate.stand_in or lang
     for text in texts:
         started = time.perf_counter()
-        audio, rate = synth.render(SpeechRequest(text=text, lang=lang, voice=voice, output_format="wav"))
-        rtfs.append((time.perf_counter() - started) / (len(audio) / rate))
-        heard = " ".join(
-            s.text for s in whisper.transcribe(soxr.resample(audio, rate, 16_000).astype(np.float32), lang, 0.0).segments
+        audio, rate = synth.render(SpeechRequest(text=text, lang=speak_lang, voice=candidate.voice, output_format="wav"))
+        rtfs.append((time.perf_counter() - started) / max(len(audio) / rate, 1e-3))
+        clip = soxr.resample(audio, rate, 16_000).astype(np.float32)
+        heard_lang, _ = whisper.detect_language(clip)
+        recognised += heard_lang == lang
+        heard = " ".join(s.text for s in whisper.transcribe(clip, lang, 0.0).segments)
+        reference = clean(text, lang)
+        edits += char_error_rate(reference, clean(heard, lang)) * len(reference)
+        length += len(reference)
+    cer = min(1.0, edits / max(length, 1))
+    language = recognised / len(texts)
+    return {
+        "intelligibility": round(language * (1.0 - cer), 3),
+        "language": round(language, 3),
+        "cer": round(cer, 3),
+        "rtf": round(statistics.median(rtfs), 3),
+    }
+
+
+def choose(scores: dict[str, dict[str, float]], genders: dict[str, str]) -> dict[str, Any]:
+    """Default voice and professional order per gender from the scores (stand-ins included)."""
+    entry: dict[str, Any] = {"default": {}, "ranked": {}}
+    for gender in ("female", "male"):
+        # Ties (Whisper names Afrikaans as Dutch for every voice: intelligibility 0) go to the lower error rate.
+        mine = sorted(
+            (v for v in scores if genders[v] == gender), key=lambda v: (-scores[v]["intelligibility"], scores[v]["cer"])
         )
-        errors.append(char_error_rate(text, heard) if lang in ("ja", "zh") else word_error_rate(text, heard))
-    return max(0.0, 1.0 - statistics.median(errors)), statistics.median(rtfs)
+        if not mine:
+            continue
+        best = scores[mine[0]]["intelligibility"]
+        neural = [v for v in mine if v.split(".")[0] in NEURAL and scores[v]["intelligibility"] >= best - PROFESSIONAL_MARGIN]
+        entry["default"][gender] = mine[0]
+        entry["ranked"][gender] = neural + [v for v in mine if v not in neural]
+    return entry
+
+
+def start_engines(langs: list[str]) -> dict[str, Any]:
+    native = set(PLANS)
+    borrowed = tuple(lang for lang in langs if lang not in native and lang in ESPEAK_VOICES)
+    stand_ins = {lang: STAND_INS[lang][0] for lang in langs if lang in STAND_INS}
+    specs = {
+        "kokoro": {"threads": 2, "borrowed_languages": borrowed},
+        "piper": {"threads": 2},
+        "espeak": {"stand_ins": stand_ins},
+    }
+    engines = {}
+    for name, options in specs.items():
+        engine = create_engine(name, options)
+        engine.start()
+        engines[name] = engine
+    return engines
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--langs", default=",".join(LANGS))
-    parser.add_argument("--lines", type=int, default=4)
+    catalogue = [str(row["code"]) for row in yaml.safe_load(CATALOG.read_text(encoding="utf-8"))["languages"]]
+    parser.add_argument("--langs", default=",".join(catalogue))
+    parser.add_argument("--sentences", type=int, default=12)
+    parser.add_argument("--per-gender", type=int, default=4, help="Kokoro's own voices scored per gender")
+    parser.add_argument("--whisper", choices=("base", "tiny"), default="base")
+    parser.add_argument("--resume", action="store_true", help="keep the table's other languages (a run cut short)")
     args = parser.parse_args()
-    engines = {}
-    for name, options in (("kokoro", {"threads": 2}), ("piper", {"threads": 2}), ("espeak", {})):
-        engine = create_engine(name, options)
-        engine.start()
-        engines[name] = engine
+    langs = args.langs.split(",")
+    texts_by_lang = yaml.safe_load(SENTENCES.read_text(encoding="utf-8"))
+    engines = start_engines(langs)
     synth = Synthesizer(engines)
-    whisper = WhisperEngine(model_dir=str(ROOT / "models" / "whisper-base"), cpu_threads=2, compute_type="int8")
+    model = "whisper-base" if args.whisper == "base" else "whisper-tiny"
+    whisper = WhisperEngine(model_dir=str(ROOT / "models" / model), cpu_threads=2, compute_type="int8", vad_filter=False)
     whisper.start()
-    data = yaml.safe_load(OUT.read_text(encoding="utf-8")) if OUT.is_file() else {}
-    languages = data.get("languages") or {}
-    for lang in args.langs.split(","):
-        if lang != "en" and not (ROOT / "configs" / "devset" / f"{lang}.txt").is_file():
-            print(f"{lang}: no development-set references; left unmeasured (default voices)")
-            continue
-        texts = lines_for(lang, args.lines)
-        scores: dict[str, float] = {}
+    table = yaml.safe_load(OUT.read_text(encoding="utf-8")) if OUT.is_file() and args.resume else {}
+    languages: dict[str, Any] = table.get("languages") or {}
+    for lang in langs:
+        texts = texts_by_lang[lang][: args.sentences]
+        scores: dict[str, dict[str, float]] = {}
         genders: dict[str, str] = {}
-        for voice in synth.voices(lang):
-            scores[voice.id], rtf = score(synth, whisper, voice.id, lang, texts)
-            genders[voice.id] = voice.gender
-            print(f"{lang} {voice.id:28} {voice.gender:6} intelligibility {scores[voice.id]:.2f} rtf {rtf:.2f}", flush=True)
-        order = list(scores)
-        ranked = {
-            g: sorted((v for v in order if genders[v] == g), key=lambda v: (-round(scores[v], 2), order.index(v)))
-            for g in ("female", "male")
-        }
-        languages[lang] = {
-            "ranked": {g: v for g, v in ranked.items() if v},
-            "scores": {v: round(s, 3) for v, s in scores.items()},
-        }
-        OUT.write_text(_yaml(languages), encoding="utf-8")  # written after each language: a long run can be resumed
-    DOC.write_text(_doc(languages), encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)} and {DOC.relative_to(ROOT)}")
-
-
-def _yaml(languages: dict) -> str:
-    header = (
-        "# Written by loadtests/score_voices.py: TTS voices per language and gender, best heard first (docs/dubbing-voices.md).\n"
+        for candidate in candidates(lang, engines, args.per_gender):
+            scores[candidate.voice] = score(synth, whisper, candidate, lang, texts)
+            genders[candidate.voice] = candidate.gender
+            print(f"{lang} {candidate.voice:26} {candidate.gender:6} {scores[candidate.voice]}", flush=True)
+        stand_in = _stand_in(lang, scores)
+        others = {f"espeak.{s}." for s in STAND_INS.get(lang, ()) if s != stand_in}
+        scores = {v: s for v, s in scores.items() if not v.startswith(tuple(others))}
+        if stand_in is not None:  # as the service offers it: espeak.<lang>.<gender>, read by the stand-in's voice
+            scores = {_rename(v, stand_in, lang): s for v, s in scores.items()}
+            genders = {_rename(v, stand_in, lang): g for v, g in genders.items()}
+        languages[lang] = {**choose(scores, genders), "scores": scores, **({"stand_in": stand_in} if stand_in else {})}
+        table["languages"] = languages
+        OUT.write_text(_yaml(table), encoding="utf-8")  # after each language: a cut run goes on with --resume --langs
+    table["kokoro_borrowed"] = sorted(
+        lang
+        for lang, entry in languages.items()
+        if lang not in PLANS
+        and any(v.startswith("kokoro.") and s["intelligibility"] >= BORROWED_FLOOR for v, s in entry["scores"].items())
     )
-    return header + yaml.safe_dump({"languages": languages}, sort_keys=True, allow_unicode=True, width=120)
+    table["stand_ins"] = {lang: entry["stand_in"] for lang, entry in languages.items() if entry.get("stand_in")}
+    OUT.write_text(_yaml(table), encoding="utf-8")
+    DOC.write_text(_doc(table, args.whisper, args.sentences), encoding="utf-8")
+    print(f"wrote {OUT.relative_to(ROOT)} and {DOC.relative_to(ROOT)}")
+    print(f"kokoro borrowed_languages: {table['kokoro_borrowed']}; espeak stand_ins: {table['stand_ins']}")
 
 
-def _doc(languages: dict) -> str:
+def _stand_in(lang: str, scores: dict[str, dict[str, float]]) -> str | None:
+    """The stand-in whose voices read ``lang`` best, when one reaches ``STAND_IN_FLOOR``."""
+    best = {s: _best(scores, f"espeak.{s}.") for s in STAND_INS.get(lang, ())}
+    chosen = max(best, key=best.__getitem__, default=None)
+    return chosen if chosen is not None and best[chosen] >= STAND_IN_FLOOR else None
+
+
+def _rename(voice: str, stand_in: str, lang: str) -> str:
+    return voice.replace(f"espeak.{stand_in}.", f"espeak.{lang}.") if voice.startswith(f"espeak.{stand_in}.") else voice
+
+
+def _best(scores: dict[str, dict[str, float]], prefix: str) -> float:
+    return max((s["intelligibility"] for v, s in scores.items() if v.startswith(prefix)), default=0.0)
+
+
+def _yaml(table: dict[str, Any]) -> str:
+    header = (
+        "# Written by loadtests/score_voices.py (docs/voices.md): per language and gender the most intelligible voice\n"
+        "# (`default`) and the professional order (`ranked`), from a Whisper round trip of every candidate voice.\n"
+    )
+    return header + yaml.safe_dump(table, sort_keys=True, allow_unicode=True, width=120)
+
+
+def _doc(table: dict[str, Any], whisper: str, sentences: int) -> str:
     rows = [
-        "# Dubbing voices, measured",
+        "# Voices, measured",
         "",
-        "Intelligibility = 1 − Whisper base's word error rate (character error rate for ja, zh) on the first",
-        "`--lines` dialogue lines of `configs/devset` (2 in the committed run; en and hi unmeasured: default order);",
-        "written by `loadtests/score_voices.py`. `professional-female` /",
-        "`professional-male` dubbing takes the first voice of the gender; `default-*` the TTS service's own default.",
+        f"Every voice the service can speak a language with read the project's {sentences} round-trip sentences of",
+        f"that language (`tests/data/speech/round_trip.yaml`); Whisper {whisper} named the language of each clip",
+        "(**lang**: the share it named right) and transcribed the clips with the language given (**CER**: character",
+        "error rate, numbers spelt out, without punctuation and spaces). **Score** = lang × (1 − CER). The most",
+        "intelligible voice of each gender is the language's default (a TTS request without a voice, `default-*`",
+        "dubbing); `professional-*` dubbing takes a neural voice (Kokoro, Piper) when it is within",
+        f"{PROFESSIONAL_MARGIN:.2f} of the best. Written by `loadtests/score_voices.py` with `configs/voices.yaml`.",
         "",
-        "| language | best female | score | best male | score | voices measured |",
+        "| language | default female | score / lang / CER | default male | score / lang / CER | other voices (score) |",
         "|---|---|---|---|---|---|",
     ]
-    for lang in sorted(languages):
-        entry = languages[lang]
-        best = {g: (entry["ranked"].get(g) or ["—"])[0] for g in ("female", "male")}
-        cells = [f"{best[g]} | {entry['scores'].get(best[g], 0):.2f}" if best[g] != "—" else "— | —" for g in ("female", "male")]
-        rows.append(f"| {lang} | {cells[0]} | {cells[1]} | {len(entry['scores'])} |")
-    return "\n".join(rows) + "\n"
+    spoken = 0
+    for lang, entry in sorted(table.get("languages", {}).items()):
+        scores = entry["scores"]
+        defaults = entry.get("default", {})
+        cells = []
+        for gender in ("female", "male"):
+            voice = defaults.get(gender)
+            s = scores.get(voice) if voice else None
+            cells.append(f"{voice} | {s['intelligibility']:.2f} / {s['language']:.2f} / {s['cer']:.2f}" if s else "— | —")
+        others = ", ".join(f"{v} ({s['intelligibility']:.2f})" for v, s in scores.items() if v not in defaults.values())
+        rows.append(f"| {lang} | {cells[0]} | {cells[1]} | {others} |")
+        best = max((s["language"] for s in scores.values()), default=0.0)
+        spoken += best >= 0.5
+    rows += [
+        "",
+        f"Languages whose best voice Whisper names right at least half the time: {spoken} of {len(table.get('languages', {}))}.",
+        f"Kokoro's English voices read: {', '.join(table.get('kokoro_borrowed', [])) or 'none'}"
+        f" (a voice at {BORROWED_FLOOR} or more). espeak-ng stand-ins: {table.get('stand_ins') or 'none'}.",
+        "",
+    ]
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

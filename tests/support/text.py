@@ -23,16 +23,17 @@ def recall(reference: str, heard: str) -> float:
 
 def word_error_rate(reference: str, heard: str) -> float:
     """Word-level Levenshtein distance over the reference's length (words as :func:`words` splits them)."""
-    return _edit_rate(words(reference), words(heard))
+    return edit_rate(words(reference), words(heard))
 
 
 def char_error_rate(reference: str, heard: str) -> float:
     """Character-level error rate, for scripts without spaces (ja, zh); punctuation and spaces ignored."""
     keep = re.compile(r"[\W_]+")
-    return _edit_rate(list(keep.sub("", reference.lower())), list(keep.sub("", heard.lower())))
+    return edit_rate(list(keep.sub("", reference.lower())), list(keep.sub("", heard.lower())))
 
 
-def _edit_rate(ref: list[str], hyp: list[str]) -> float:
+def edit_rate(ref: list[str], hyp: list[str]) -> float:
+    """Levenshtein distance between two token lists over the reference's length."""
     if not ref:
         return 0.0 if not hyp else 1.0
     row = list(range(len(hyp) + 1))
