@@ -106,6 +106,18 @@ def test_each_error_class_has_its_exit_code_and_json(
     assert body["message"] in human.stderr and body["request_id"] in human.stderr and "hint:" in human.stderr
 
 
+def test_an_unknown_route_says_to_check_the_base_url_not_the_id(server: LoopbackServer, env: dict[str, str]) -> None:
+    server.route("GET", "/v1/video/task/t9")(
+        lambda _: Reply(404, {"code": 2004, "message": "No such endpoint.", "request_id": "r"})
+    )
+    result = run(["--retries", "0", "video", "status", "t9"], env)
+    assert result.returncode == 4 and "--base-url" in result.stderr and "Check the id" not in result.stderr
+    server.route("GET", "/v1/video/task/t8")(
+        lambda _: Reply(404, {"code": "TASK_NOT_FOUND", "message": "no task", "request_id": "r"})
+    )
+    assert "Check the id" in run(["--retries", "0", "video", "status", "t8"], env).stderr
+
+
 def test_failed_task_unreachable_service_and_usage_errors(server: LoopbackServer, env: dict[str, str]) -> None:
     failed = task_record("t2", "failed", 30, error={"code": "EXTRACTION_FAILED", "message": "no audio"})
     server.route("GET", "/v1/video/task/t2")(lambda _: Reply(200, failed))

@@ -18,6 +18,17 @@ def test_environment_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
         assert c.settings.token == "mt_arg" and c.settings.retry.max_attempts == 2
 
 
+@pytest.mark.parametrize(
+    "given", ["http://127.0.0.1:8000", "http://127.0.0.1:8000/", "http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1/"]
+)
+def test_a_base_url_with_or_without_v1_reaches_the_same_root(given: str) -> None:
+    """The URL `make run` prints ends in /v1; the request paths start with /v1 themselves."""
+    with Client(given, "mt_x") as c:
+        assert c.settings.base_url == "http://127.0.0.1:8000"
+    with Client("https://api.example.com/mt/v1", "mt_x") as c:  # a path prefix before /v1 is kept
+        assert c.settings.base_url == "https://api.example.com/mt"
+
+
 def test_missing_base_url_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MEDIATRANS_BASE_URL", raising=False)
     with pytest.raises(ValueError, match="MEDIATRANS_BASE_URL"):

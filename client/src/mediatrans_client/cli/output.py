@@ -51,7 +51,14 @@ def exit_code_for(exc: e.MediatransError) -> int:
     return EXIT_FAILURE
 
 
+#: The service's message for a path no endpoint answers (code 2004/2005 like an unknown id, another cause).
+NO_ENDPOINT = "No such endpoint."
+NO_ENDPOINT_HINT = "No endpoint at this URL: check --base-url (the server's root, e.g. http://127.0.0.1:8000; /v1 optional)."
+
+
 def hint_for(exc: e.MediatransError) -> str:
+    if isinstance(exc, e.NotFoundError) and (exc.message or "").startswith(NO_ENDPOINT):
+        return NO_ENDPOINT_HINT
     for cls, _code, hint in _EXITS:
         if isinstance(exc, cls):
             return hint
