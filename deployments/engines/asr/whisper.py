@@ -102,6 +102,11 @@ class WhisperOptions(EngineOptions):
     )
     vad_filter: bool = Field(True, description="Skip non-speech with Silero VAD before decoding.")
     word_timestamps: bool = Field(True, description="Return per-word times and probabilities.")
+    temperature_fallback: bool = Field(
+        True,
+        description="Decode again at rising temperatures when a result looks like a loop (Whisper's own rule); off, "
+        "one greedy or beam pass per window: speech Whisper hardly understands costs one decode, not six.",
+    )
 
     @field_validator("model_dir", mode="before")
     @classmethod
@@ -186,12 +191,26 @@ class WhisperEngine(Engine):
         self.health()
         if not self.multilingual:
             return "en", 1.0
+        totals = self.language_probabilities(audio)
+        if not totals:
+            raise UnsupportedLanguage("no served language detected in the speech")
+        code = max(totals, key=totals.__getitem__)
+        return code, min(totals[code], 1.0)
+
+    def language_probabilities(self, audio: AudioInput) -> dict[str, float]:
+        """Whisper's probability of each served language for the speech (its first 30 s), summed per API code."""
+        self.health()
         array = as_audio_array(audio)
         try:
             _, _, ranked = self._model.detect_language(array, vad_filter=self.options.vad_filter)
         except Exception as exc:
             raise EngineFailure(f"language detection failed: {exc}") from exc
-        return _best_api_language(ranked)
+        totals: dict[str, float] = {}
+        for whisper_code, prob in ranked:
+            code = to_api_language(whisper_code)
+            if code is not None:
+                totals[code] = totals.get(code, 0.0) + float(prob)
+        return totals
 
     # ----------------------------------------------------------------- transcription
 
@@ -234,6 +253,8 @@ class WhisperEngine(Engine):
             "vad_filter": cfg.vad_filter,
             "initial_prompt": initial_prompt,
         }
+        if not cfg.temperature_fallback:
+            kwargs["temperature"] = 0.0
         try:
             if self._batched is not None:
                 if not cfg.vad_filter:  # the batched pipeline needs windows: cut them at silences
@@ -249,18 +270,6 @@ class WhisperEngine(Engine):
 def _silence_windows(array: np.ndarray) -> list[dict[str, float]]:
     """Whisper-sized (<= 30 s) windows cut in pauses, as BatchedInferencePipeline clips."""
     return [{"start": c.start, "end": c.end} for c in split_at_silences(array, target_chunk_s=25.0, max_chunk_s=WINDOW_S)]
-
-
-def _best_api_language(ranked: list[tuple[str, float]]) -> tuple[str, float]:
-    totals: dict[str, float] = {}
-    for whisper_code, prob in ranked:
-        code = to_api_language(whisper_code)
-        if code is not None:
-            totals[code] = totals.get(code, 0.0) + float(prob)
-    if not totals:
-        raise UnsupportedLanguage("no served language detected in the speech")
-    code = max(totals, key=totals.__getitem__)
-    return code, min(totals[code], 1.0)
 
 
 def _segment(raw: Any, offset: float) -> Segment:
