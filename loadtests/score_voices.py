@@ -96,6 +96,11 @@ def char_error_rate(reference: str, heard: str) -> float:
     return min(1.0, edit_rate(list(reference), list(heard)))
 
 
+def pick(texts: list[str], count: int) -> list[str]:
+    """``count`` of a language's sentences, the last two (the ones with numbers) always among them."""
+    return texts if count >= len(texts) else texts[: max(0, count - 2)] + texts[-2:]
+
+
 def candidates(lang: str, engines: dict[str, Any], per_gender: int) -> list[Candidate]:
     out: list[Candidate] = []
     if lang in PLANS:
@@ -123,6 +128,7 @@ def score(synth: Synthesizer, whisper: WhisperEngine, candidate: Candidate, lang
     into a loop of made-up words); the language is named once, on the whole read (its first 30 s).
     """
     rtfs, edits, length, clips = [], 0.0, 0, []
+    number_edits, number_length = 0.0, 0
     speak_lang = candidate.stand_in or lang
     for text in texts:
         started = time.perf_counter()
@@ -131,8 +137,10 @@ def score(synth: Synthesizer, whisper: WhisperEngine, candidate: Candidate, lang
         clip = soxr.resample(audio, rate, 16_000).astype(np.float32)
         heard = " ".join(s.text for s in whisper.transcribe(clip, lang, 0.0).segments)
         reference = clean(text, lang)
-        edits += char_error_rate(reference, clean(heard, lang)) * len(reference)
-        length += len(reference)
+        wrong = char_error_rate(reference, clean(heard, lang)) * len(reference)
+        edits, length = edits + wrong, length + len(reference)
+        if any(c.isdigit() for c in text):
+            number_edits, number_length = number_edits + wrong, number_length + len(reference)
         clips += [clip, np.zeros(4_800, np.float32)]  # 0.3 s apart
     probabilities = whisper.language_probabilities(np.concatenate(clips)[: 30 * 16_000])
     language = probabilities.get(lang, 0.0)
@@ -142,6 +150,7 @@ def score(synth: Synthesizer, whisper: WhisperEngine, candidate: Candidate, lang
         "language": round(language, 3),
         "named": max(probabilities, key=probabilities.__getitem__, default="") == lang,
         "cer": round(cer, 3),
+        "cer_numbers": round(min(1.0, number_edits / max(number_length, 1)), 3),  # the sentences with digits
         "rtf": round(statistics.median(rtfs), 3),
     }
 
@@ -202,7 +211,7 @@ def main() -> None:
     table = yaml.safe_load(OUT.read_text(encoding="utf-8")) if OUT.is_file() and args.resume else {}
     languages: dict[str, Any] = table.get("languages") or {}
     for lang in langs:
-        texts = texts_by_lang[lang][: args.sentences]
+        texts = pick(texts_by_lang[lang], args.sentences)
         scores: dict[str, dict[str, float]] = {}
         genders: dict[str, str] = {}
         for candidate in candidates(lang, engines, args.per_gender):
