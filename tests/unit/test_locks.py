@@ -1,0 +1,87 @@
+"""The locks: requirements.lock is what the service runs (and the images install), requirements-dev.lock adds the tools."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Tools that never belong in a production image.
+TOOLS = {"pytest", "pytest-asyncio", "pytest-timeout", "hypothesis", "moto", "locust", "schemathesis", "mypy", "ruff"}
+TOOLS |= {"matplotlib", "llm", "openai", "srt", "webvtt-py", "pysubs2"}
+
+
+def pins(name: str) -> dict[str, str]:
+    """Package (canonical name) → version pinned in a lock file; ``-r`` lines and comments skipped."""
+    out: dict[str, str] = {}
+    for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        package, version = re.split(r"\s*==\s*", line, maxsplit=1)
+        out[canonicalize_name(package)] = version
+    return out
+
+
+def requirements_of(package: str, extras: frozenset[str]) -> list[Requirement]:
+    """What an installed package declares it needs, with ``extras`` asked for (markers evaluated here)."""
+    out = []
+    for text in metadata.distribution(package).requires or []:
+        requirement = Requirement(text)
+        marker = requirement.marker
+        if marker is None or any(marker.evaluate({"extra": extra}) for extra in (*extras, "")):
+            out.append(requirement)
+    return out
+
+
+def test_the_runtime_lock_holds_no_tool() -> None:
+    assert not TOOLS & set(pins("requirements.lock"))
+
+
+def test_the_dev_lock_builds_on_the_runtime_lock_and_pins_nothing_twice() -> None:
+    lines = (ROOT / "requirements-dev.lock").read_text(encoding="utf-8").splitlines()
+    assert "-r requirements.lock" in lines
+    assert not set(pins("requirements-dev.lock")) & set(pins("requirements.lock"))
+    assert TOOLS <= set(pins("requirements-dev.lock"))
+
+
+def test_every_runtime_dependency_is_in_the_runtime_lock() -> None:
+    """The closure of pyproject.toml's (and the client's) dependencies, read from the installed packages."""
+    runtime = set(pins("requirements.lock")) | set(pins("requirements-nodeps.lock"))
+    nodeps = set(pins("requirements-nodeps.lock"))  # installed without their declared dependencies
+    roots = [
+        Requirement(text)
+        for project in ("pyproject.toml", "client/pyproject.toml")
+        for text in tomllib.loads((ROOT / project).read_text(encoding="utf-8"))["project"]["dependencies"]
+    ]
+    missing, seen = set(), set()
+    stack = [(r, frozenset(r.extras)) for r in roots if r.marker is None or r.marker.evaluate({"extra": ""})]
+    while stack:
+        requirement, extras = stack.pop()
+        name = canonicalize_name(requirement.name)
+        if (name, extras) in seen:
+            continue
+        seen.add((name, extras))
+        if name not in runtime:
+            missing.add(name)
+            continue
+        if name in nodeps:
+            continue
+        try:
+            stack += [(r, frozenset(r.extras)) for r in requirements_of(requirement.name, extras)]
+        except metadata.PackageNotFoundError:
+            pytest.fail(f"{name} is locked but not installed: run make setup")
+    assert not missing, f"runtime dependencies missing from requirements.lock: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("image", ["cpu.Dockerfile", "gpu.Dockerfile"])
+def test_images_install_the_runtime_lock_only(image: str) -> None:
+    text = (ROOT / "cluster" / "images" / image).read_text(encoding="utf-8")
+    assert "requirements.lock" in text
+    assert "requirements-dev.lock" not in text
