@@ -14,14 +14,14 @@ import dataclasses
 N2W_LANGS: dict[str, str] = {
     code: code
     for code in (
-        *("ar", "bn", "ca", "cs", "da", "de", "en", "es", "fa", "fi", "fr", "he", "hu", "id", "is", "it", "ja"),
+        *("ar", "az", "bn", "ca", "cs", "da", "de", "en", "es", "fa", "fi", "fr", "he", "hu", "id", "is", "it", "ja"),
         *("ko", "lt", "lv", "nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi"),
     )
 }
 N2W_LANGS["ms"] = "id"  # Malay numerals are Indonesian ones
 
 _DOT_GROUP = frozenset(["ca", "da", "de", "el", "es", "hr", "id", "is", "it", "nl", "pt", "ro", "sl", "sr", "tr", "vi"])
-_SPACE_GROUP = frozenset(["af", "bg", "cs", "et", "fi", "fr", "hu", "lt", "lv", "no", "pl", "ru", "sk", "sv", "uk"])
+_SPACE_GROUP = frozenset(["af", "az", "bg", "cs", "et", "fi", "fr", "hu", "lt", "lv", "no", "pl", "ru", "sk", "sv", "uk"])
 #: Thousands separator per language; "," where not listed.
 THOUSANDS: dict[str, str] = {**dict.fromkeys(_DOT_GROUP, "."), **dict.fromkeys(_SPACE_GROUP, " ")}
 #: Scripts written without spaces between words.
@@ -33,7 +33,7 @@ POINT = {
     "ru": "запятая", "uk": "кома", "pl": "przecinek", "cs": "čárka", "sk": "čiarka", "sl": "vejica", "sr": "zarez",
     "hu": "vessző", "ro": "virgulă", "lt": "kablelis", "lv": "komats", "fi": "pilkku", "sv": "komma", "da": "komma",
     "no": "komma", "is": "komma", "tr": "virgül", "ca": "coma", "id": "koma", "ms": "perpuluhan", "ja": "点", "ko": "점",
-    "th": "จุด", "vi": "phẩy", "he": "נקודה", "ar": "فاصلة", "fa": "ممیز", "bn": "দশমিক",
+    "th": "จุด", "vi": "phẩy", "he": "נקודה", "ar": "فاصلة", "fa": "ممیز", "bn": "দশমিক", "az": "vergül",
 }  # fmt: skip
 #: The minus sign before a negative number.
 MINUS = {
@@ -41,7 +41,7 @@ MINUS = {
     "uk": "мінус", "pl": "minus", "cs": "mínus", "sk": "mínus", "sl": "minus", "sr": "minus", "hu": "mínusz", "ro": "minus",
     "lt": "minus", "lv": "mīnus", "fi": "miinus", "sv": "minus", "da": "minus", "no": "minus", "is": "mínus", "tr": "eksi",
     "ca": "menys", "id": "minus", "ms": "negatif", "ja": "マイナス", "ko": "마이너스", "th": "ลบ", "vi": "âm", "he": "מינוס",
-    "ar": "سالب", "fa": "منفی", "bn": "ঋণাত্মক",
+    "ar": "سالب", "fa": "منفی", "bn": "ঋণাত্মক", "az": "mənfi",
 }  # fmt: skip
 
 # Templates with plural forms where the noun agrees: (one, few, many) or (one, other).
@@ -54,7 +54,7 @@ PERCENT: dict[str, Forms] = {
     "sv": "{} procent", "da": "{} procent", "no": "{} prosent", "fi": ("{} prosentti", "{} prosenttia"), "is": "{} prósent",
     "lv": ("{} procents", "{} procenti"), "sr": "{} posto", "hu": "{} százalék", "ro": "{} la sută", "ca": "{} per cent",
     "tr": "yüzde {}", "id": "{} persen", "ms": "{} peratus", "vi": "{} phần trăm", "he": "{} אחוז", "ar": "{} بالمئة",
-    "fa": "{} درصد", "bn": "{} শতাংশ", "ja": "{}パーセント", "ko": "{} 퍼센트", "th": "{}เปอร์เซ็นต์",
+    "fa": "{} درصد", "bn": "{} শতাংশ", "az": "{} faiz", "ja": "{}パーセント", "ko": "{} 퍼센트", "th": "{}เปอร์เซ็นต์",
 }  # fmt: skip
 DEGREES: dict[str, Forms] = {
     "en": ("{} degree", "{} degrees"), "es": ("{} grado", "{} grados"), "fr": ("{} degré", "{} degrés"), "de": "{} Grad",

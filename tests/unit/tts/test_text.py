@@ -58,6 +58,7 @@ SPOKEN = [
     ("es", "Quedó 1º y ella 1ª, a las 21:00.", ["primero", "primera", "veintiuna en punto"]),
     ("fr", "J'ai 1 234 euros et 3,5 litres.", ["mille deux cent trente-quatre euros", "trois virgule cinq"]),
     ("fr", "Une hausse de 50 % à 10h30.", ["cinquante pour cent", "dix heures trente"]),
+    ("az", "Qiymət 1 250 manatdır, endirim 15% və -3,5 dərəcə.", ["min iki yüz əlli", "on beş faiz", "mənfi üç vergül beş"]),
     ("fr", "Le 1er et la 1re, puis le 2e.", ["premier", "première", "deuxième"]),
     ("fr", "M. Dupont et Mme Martin, c.-à-d. les voisins.", ["monsieur Dupont", "madame Martin", "c'est-à-dire"]),
     (
