@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -13,6 +12,7 @@ from starlette.routing import BaseRoute
 
 from core.errors import ErrorKind, group_for_path, resolve
 from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE
+from serve_app.openapi_examples import EXAMPLES
 from serve_app.routing import ApiResource, ApiRoute, RouteDoc
 
 TITLE = "Media Translation API"
@@ -98,10 +98,12 @@ def _operation(route: ApiRoute, schemas: dict[str, Any]) -> dict[str, Any]:
         )
     if params:
         op["parameters"] = params
-    if doc.body and doc.body_content_type == "multipart/form-data":
-        op["requestBody"] = {"required": True, "content": {doc.body_content_type: {"schema": _form_ref(doc, schemas)}}}
-    elif doc.body:
-        op["requestBody"] = {"required": True, "content": {doc.body_content_type: {"schema": _ref(doc.body, schemas)}}}
+    if doc.body:
+        schema = _form_ref(doc, schemas) if doc.body_content_type == "multipart/form-data" else _ref(doc.body, schemas)
+        media: dict[str, Any] = {"schema": schema}
+        if doc.body.__name__ in EXAMPLES:
+            media["example"] = EXAMPLES[doc.body.__name__]
+        op["requestBody"] = {"required": True, "content": {doc.body_content_type: media}}
     ok: dict[str, Any] = {"description": "Success"}
     if doc.response:
         ok["content"] = {"application/json": {"schema": _ref(doc.response, schemas)}}
@@ -169,34 +171,3 @@ def _error_responses(path: str, kinds: Iterable[ErrorKind], auth: bool) -> dict[
         }
         for status, codes in sorted(by_status.items())
     }
-
-
-def render_docs_page(document: dict[str, Any]) -> str:
-    """A self-contained HTML page (no external assets) listing every operation."""
-    parts = [f"<h1>{html.escape(TITLE)} {VERSION}</h1>", "<p>Machine-readable: <a href='/openapi.json'>/openapi.json</a>.</p>"]
-    for path, ops in sorted(document["paths"].items()):
-        for method, op in ops.items():
-            parts.append(_render_operation(method, path, op))
-    style = (
-        "body{font-family:sans-serif;max-width:60em;margin:auto}code{background:#eee}td,th{border:1px solid #ccc;padding:2px 6px}"
-    )
-    head = f"<meta charset='utf-8'><title>{TITLE}</title><style>{style}</style>"
-    return f"<!doctype html><html><head>{head}</head><body>{''.join(parts)}</body></html>"
-
-
-def _render_operation(method: str, path: str, op: dict[str, Any]) -> str:
-    rows = "".join(
-        f"<tr><td><code>{html.escape(p['name'])}</code></td><td>{p['in']}</td><td>{'yes' if p['required'] else 'no'}</td>"
-        f"<td>{html.escape(str(p.get('description', '')))}</td></tr>"
-        for p in op.get("parameters", [])
-    )
-    errors = "".join(
-        f"<tr><td>{status}</td><td>{html.escape(resp['description'])}</td></tr>" for status, resp in op["responses"].items()
-    )
-    auth = "Bearer token" if op.get("security") else "none"
-    params = f"<table><tr><th>name</th><th>in</th><th>required</th><th>about</th></tr>{rows}</table>" if rows else ""
-    return (
-        f"<h2><code>{method.upper()} {html.escape(path)}</code></h2><p>{html.escape(op['summary'])}. "
-        f"{html.escape(op.get('description', ''))} Auth: {auth}.</p>{params}"
-        f"<table><tr><th>status</th><th>codes</th></tr>{errors}</table>"
-    )

@@ -14,7 +14,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from serve_app.auth import services_of
-from serve_app.openapi import openapi_document, render_docs_page
+from serve_app.docs_page import render_docs_page
+from serve_app.openapi import openapi_document
 from serve_app.services import Services
 
 READY_TIMEOUT_S = 5.0

@@ -8,7 +8,9 @@ import httpx
 from starlette.applications import Starlette
 
 from serve_app.catalog import Catalog
+from serve_app.docs_page import render_docs_page
 from serve_app.openapi import openapi_document
+from serve_app.openapi_examples import EXAMPLES
 from serve_app.responses import HANDLED, handle_exception
 from serve_app.routes import account, files, game, glossaries, languages, system, video
 from serve_app.routing import ApiResource, resources
@@ -70,3 +72,33 @@ def test_every_operation_documents_server_faults_and_load_shedding() -> None:
             responses = operation["responses"]
             assert {"500", "503"} <= set(responses), f"{method} {path}"
             assert "unavailable" in responses["503"]["description"]
+
+
+def test_every_request_body_has_an_example_the_service_accepts() -> None:
+    """Each operation's example is shown in the document and validates against the operation's own body model."""
+    from serve_app.routes import grammar, tts, voice
+
+    routes = resources([r for m in (game, glossaries, grammar, tts, video, voice) for r in m.ROUTES])
+    operations = [op for route in routes if isinstance(route, ApiResource) for op in route.operations.values()]
+    operations += [route for route in routes if not isinstance(route, ApiResource)]
+    bodies = {op.doc.body for op in operations if getattr(op, "doc", None) is not None and op.doc.body is not None}
+    assert len(bodies) >= 8
+    doc = openapi_document(routes, CODES)
+    shown = [
+        media
+        for ops in doc["paths"].values()
+        for op in ops.values()
+        for media in op.get("requestBody", {}).get("content", {}).values()
+    ]
+    assert len(shown) >= len(bodies) and all("example" in media for media in shown)
+    for model in bodies:
+        model.model_validate(EXAMPLES[model.__name__])
+
+
+def test_the_docs_page_shows_body_fields_and_examples() -> None:
+    page = render_docs_page(document())
+    section = page[page.index("<code>POST /v1/game/localization</code>") :]
+    section = section[: section.index("<h2>", 1)] if "<h2>" in section[1:] else section
+    assert "<code>target_langs</code>" in section and "<code>content_type</code>" in section
+    assert "Example:" in section and "Daily reward ready" in section
+    assert "<code>video_url</code>" in page  # the multipart video form's fields too
