@@ -5,7 +5,7 @@
 #
 #     docker build -f cluster/images/cpu.Dockerfile -t mediatrans-cpu:0.1.0 .
 #
-# The Ray version must be requirements.lock's `ray==` pin (tests/unit/test_kuberay_manifests.py checks it).
+# The Ray version must be requirements.lock's `ray==` pin (tests/unit/kuberay/test_images.py checks it).
 ARG RAY_VERSION=2.60.0
 FROM rayproject/ray:${RAY_VERSION}-py311
 ARG RAY_VERSION

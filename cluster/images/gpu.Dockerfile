@@ -7,7 +7,7 @@
 #     docker build -f cluster/images/gpu.Dockerfile --build-context models-gpu=../models-gpu \
 #         -t mediatrans-gpu:0.1.0 .
 #
-# The Ray version must be requirements.lock's `ray==` pin (tests/unit/test_kuberay_manifests.py checks it).
+# The Ray version must be requirements.lock's `ray==` pin (tests/unit/kuberay/test_images.py checks it).
 ARG RAY_VERSION=2.60.0
 FROM rayproject/ray:${RAY_VERSION}-py311-gpu
 ARG RAY_VERSION

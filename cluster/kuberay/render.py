@@ -7,8 +7,11 @@
 The template holds one line whose only content is the placeholder; it is
 replaced by the Serve config, line for line, at the placeholder's indentation,
 so the config becomes a YAML literal block string under ``serveConfigV2: |``.
-The result is checked before it is written: its ``serveConfigV2`` must parse to
-the same structure as the config file.
+Lines the template writes after the placeholder, inside the same block, add
+top-level Serve settings that only the cluster needs (its ``logging_config``);
+they may not set a key the config file sets. The result is checked before it is
+written: its ``serveConfigV2`` must parse to the config file's structure plus
+those additions, and nothing else.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -51,13 +55,37 @@ def embed(template: str, serve_config: str) -> str:
     return "".join(lines[:spot]) + block + "".join(lines[spot + 1 :])
 
 
+def additions(template: str) -> dict[str, Any]:
+    """The top-level Serve settings the template writes after the placeholder, in the same block."""
+    lines = template.splitlines(keepends=True)
+    spot = next((i for i, line in enumerate(lines) if line.strip() == PLACEHOLDER), None)
+    if spot is None:
+        return {}
+    indent = lines[spot][: len(lines[spot]) - len(lines[spot].lstrip())]
+    tail = []
+    for line in lines[spot + 1 :]:
+        if line.strip() and not line.startswith(indent):
+            break
+        tail.append(line[len(indent) :] if line.strip() else "\n")
+    added = yaml.safe_load("".join(tail)) or {}
+    if not isinstance(added, dict):
+        raise RenderError("the template's lines after the placeholder must be top-level Serve settings")
+    return added
+
+
 def render(template: str, serve_config: str) -> str:
-    """The full manifest text; raises RenderError unless its serveConfigV2 parses back to ``serve_config``."""
+    """The full manifest text; raises RenderError unless its serveConfigV2 parses to ``serve_config`` + additions."""
+    config = yaml.safe_load(serve_config) or {}
+    if not isinstance(config, dict):
+        raise RenderError("the Serve config is not a mapping")
+    added = additions(template)
+    if both := sorted(set(config) & set(added)):
+        raise RenderError(f"the template and the Serve config both set {', '.join(both)}: keep one")
     text = HEADER + embed(template, serve_config)
     service = yaml.safe_load(text)
     embedded = (service or {}).get("spec", {}).get("serveConfigV2")
-    if not isinstance(embedded, str) or yaml.safe_load(embedded) != yaml.safe_load(serve_config):
-        raise RenderError("the embedded serveConfigV2 does not parse to the same structure as the Serve config")
+    if not isinstance(embedded, str) or yaml.safe_load(embedded) != {**config, **added}:
+        raise RenderError("the embedded serveConfigV2 is not the Serve config plus the template's additions")
     return text
 
 
