@@ -2,8 +2,11 @@
 
 Users: anonymous clients revalidating the language list with ``If-None-Match`` (each from its
 own loopback address, as distinct clients are rate limited apart); game studios localizing
-UI strings and dialogue; writers checking grammar; and one video client at a time that
-uploads a few-second generated MP4 and polls its task to the end.
+UI strings and dialogue; writers checking grammar; apps reading short notices aloud with
+``POST /v1/tts``; one video client at a time that uploads a few-second generated MP4 and polls
+its task to the end; and one voice cloner at a time that clones a voice from a generated WAV
+sample (loadtests/voice_sample.py), speaks a sentence with it and deletes it again (the
+account holds at most 10 voices).
 
 Every failed request is appended to ``errors.csv`` (time, request name, HTTP status, the
 contract ``code`` of the JSON error body); every stage change to ``stages.csv``; every video
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loadtests.loadtest_stages import Settings, Stage, stage_at, stages  # noqa: E402
+from loadtests.voice_sample import make_voice_sample  # noqa: E402
 
 log = logging.getLogger("loadtest")
 
@@ -54,6 +59,10 @@ VIDEO_TARGET = os.environ.get("LOADTEST_VIDEO_TARGET", "pt")
 VIDEO_PAUSE_S = float(os.environ.get("LOADTEST_VIDEO_PAUSE_S", "20"))
 VIDEO_POLL_S = 3.0
 VIDEO_GIVE_UP_S = 180.0
+TTS_LANG = os.environ.get("LOADTEST_TTS_LANG", "en")
+CLONE_USERS = int(os.environ.get("LOADTEST_CLONE_USERS", "1"))  # 0: the cloner stays idle
+CLONE_PAUSE_S = float(os.environ.get("LOADTEST_CLONE_PAUSE_S", "30"))
+CLONE_TIMEOUT_S = 120  # a synchronous clone fits the voice before it answers
 
 UI_STRINGS = (
     "Welcome back, {player}! Your <color=#ffd700>daily reward</color> of %d gold is ready.",
@@ -72,6 +81,12 @@ GRAMMAR_TEXTS = (
     {"text": "Les enfant sont allé à l'école ce matin malgré la pluie.", "lang": "fr"},
     {"text": "Ich habe gestern einen sehr interresanten Artikel gelesen.", "lang": "de"},
     {"text": "Mañana vamos a la playa si no llueve demasiado, pero quizas no.", "lang": "es"},
+)
+NOTICES = (
+    "Your order has shipped and will arrive on Thursday.",
+    "The train to Central Station is delayed by about ten minutes. We apologise for the inconvenience.",
+    "You have three new messages.",
+    "Welcome back! Your next lesson starts in five minutes.",
 )
 SPEECH = "Hello and welcome. This short clip checks the video translation service under load. Thank you for watching."
 
@@ -99,6 +114,7 @@ ERRORS: CsvLog | None = None
 STAGES: CsvLog | None = None
 TASKS: CsvLog | None = None
 VIDEO: Path | None = None
+VOICE_SAMPLE: Path | None = None
 CURRENT = Stage("before", 0, 0, 1)
 
 
@@ -166,7 +182,7 @@ def make_test_video(folder: Path) -> Path | None:
 @events.init.add_listener
 def open_logs(**_: Any) -> None:
     """Before the shape's first tick (which comes before ``test_start``), so the first stage is logged too."""
-    global ERRORS, STAGES, TASKS, VIDEO
+    global ERRORS, STAGES, TASKS, VIDEO, VOICE_SAMPLE
     ERRORS = CsvLog(OUT / "errors.csv", ["timestamp", "name", "status", "code"])
     STAGES = CsvLog(OUT / "stages.csv", ["timestamp", "stage"])
     TASKS = CsvLog(OUT / "tasks.csv", ["timestamp", "task_id", "status", "seconds", "code"])
@@ -177,6 +193,8 @@ def open_logs(**_: Any) -> None:
         log.warning("no test video (%s): the video client stays idle", exc)
     if VIDEO is None:
         shutil.rmtree(folder, ignore_errors=True)
+    if CLONE_USERS > 0:
+        VOICE_SAMPLE = make_voice_sample(Path(tempfile.mkdtemp(prefix="loadtest-voice-")))
 
 
 @events.quitting.add_listener
@@ -184,8 +202,9 @@ def close_logs(**_: Any) -> None:
     for sink in (ERRORS, STAGES, TASKS):
         if sink is not None:
             sink.close()
-    if VIDEO is not None:
-        shutil.rmtree(VIDEO.parent, ignore_errors=True)
+    for made in (VIDEO, VOICE_SAMPLE):
+        if made is not None:
+            shutil.rmtree(made.parent, ignore_errors=True)
 
 
 _addresses = itertools.count()
@@ -269,6 +288,42 @@ class GrammarClient(AuthenticatedUser):
     @task
     def check(self) -> None:
         call(self.client, "POST", "/v1/grammar", json=random.choice(GRAMMAR_TEXTS))
+
+
+class SpeechClient(AuthenticatedUser):
+    """Apps reading short notices aloud with a language's default voice (``POST /v1/tts``, the audio read whole)."""
+
+    weight = 1
+    wait_time = between(1, 3)
+
+    @task
+    def speak(self) -> None:
+        body = {"text": random.choice(NOTICES), "lang": TTS_LANG, "output_format": random.choice(("mp3", "wav"))}
+        call(self.client, "POST", "/v1/tts", json=body, headers={"Accept": "*/*"})
+
+
+class VoiceCloneClient(AuthenticatedUser):
+    """One voice at a time: clone it from the generated sample, speak with it, delete it, pause."""
+
+    fixed_count = max(CLONE_USERS, 1)
+    wait_time = constant(CLONE_PAUSE_S)
+
+    @task
+    def clone_speak_delete(self) -> None:
+        if VOICE_SAMPLE is None:  # LOADTEST_CLONE_USERS=0: stays idle
+            return
+        form = {"voice_name": f"loadtest {uuid.uuid4().hex[:12]}", "lang": "en"}
+        with VOICE_SAMPLE.open("rb") as sample:
+            files = {"sample": ("sample.wav", sample, "audio/wav")}
+            response = call(self.client, "POST", "/v1/voice/clone", files=files, data=form, timeout=CLONE_TIMEOUT_S)
+        voice_id = response.json().get("voice_id") if response.status_code == 200 else None
+        if not voice_id:
+            return
+        try:
+            body = {"text": random.choice(NOTICES), "voice": voice_id, "output_format": "mp3"}
+            call(self.client, "POST", "/v1/tts", name="/v1/tts [cloned voice]", json=body, headers={"Accept": "*/*"})
+        finally:  # free the slot (10 voices per account) whatever the speech did
+            call(self.client, "DELETE", f"/v1/voice/clone/{voice_id}", name="/v1/voice/clone/{id}")
 
 
 class VideoClient(AuthenticatedUser):

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import time
+from email.utils import formatdate
 from pathlib import Path
+
+import pytest
 
 from conftest import LoopbackServer, Recorded, Reply
 from mediatrans_client import AsyncClient, Client, RateLimit, RateLimitedError, ServiceBusyError
@@ -95,3 +102,38 @@ def test_unreadable_headers_are_ignored() -> None:
     assert RateLimit.from_headers({"x-ratelimit-limit": "60"}) is None
     parsed = RateLimit.from_headers({"x-ratelimit-limit": "60", "x-ratelimit-remaining": "5", "x-ratelimit-reset": "2"}, 100.0)
     assert parsed == RateLimit(60, 5, 2.0, 100.0) and parsed.reset_at == 102.0
+
+
+def test_the_speech_iterator_updates_it(server: LoopbackServer, client: Client) -> None:
+    server.route("POST", "/v1/tts")(lambda r: Reply(200, b"\x00" * 64, {"Content-Type": "audio/pcm", **limits(7, 3)}))
+    assert b"".join(client.tts.stream("Hello.", lang="en")) == b"\x00" * 64
+    assert client.last_rate_limit is not None and client.last_rate_limit.remaining == 7
+
+
+def test_a_429_with_an_http_date_gives_retry_after_in_seconds(server: LoopbackServer) -> None:
+    when = formatdate(time.time() + 30, usegmt=True)
+    body = {"code": 4001, "message": "Rate limit exceeded.", "request_id": "r"}
+    server.route("POST", "/v1/grammar")(lambda r: Reply(429, body, {"Retry-After": when, **limits(0, 30)}))
+    with Client(server.base_url, "tok", max_attempts=1) as client, pytest.raises(RateLimitedError) as info:
+        client.grammar.check("x", lang="en")
+    assert info.value.retry_after is not None and 27.0 <= info.value.retry_after <= 31.0
+    assert info.value.rate_limit is not None and info.value.rate_limit.reset == 30.0
+
+
+def test_the_cli_shows_retry_after_and_the_rate_limit_of_a_429(server: LoopbackServer, tmp_path: Path) -> None:
+    body = {"code": 4001, "message": "Rate limit exceeded.", "request_id": "r-429"}
+    server.route("GET", "/v1/account")(lambda r: Reply(429, body, {"Retry-After": "2", **limits(0, 12, limit=60)}))
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEDIATRANS_")},
+        "MEDIATRANS_BASE_URL": server.base_url,
+        "MEDIATRANS_TOKEN": "tok",
+        "XDG_CONFIG_HOME": str(tmp_path),
+    }
+    mediatrans = str(Path(sys.executable).with_name("mediatrans"))
+    shown = subprocess.run([mediatrans, "--retries", "0", "account"], env=env, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 6 and "retry after 2 s" in shown.stderr
+    as_json = subprocess.run(
+        [mediatrans, "--json", "--retries", "0", "account"], env=env, capture_output=True, text=True, timeout=60
+    )
+    error = json.loads(as_json.stderr)["error"]
+    assert error["retry_after"] == 2.0 and error["rate_limit"] == {"limit": 60, "remaining": 0, "reset": 12.0}

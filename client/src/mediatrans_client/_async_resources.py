@@ -1,19 +1,36 @@
-"""Endpoint groups of the asyncio :class:`~mediatrans_client.AsyncClient`."""
+"""Endpoint groups of the asyncio :class:`~mediatrans_client.AsyncClient` (same arguments as the blocking ones)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mediatrans_client import _endpoints as ep
+from mediatrans_client._chunks import abody_chunks, awrite_chunks
+from mediatrans_client._fields import GAME_FIELDS, GRAMMAR_FIELDS, TTS_FIELDS, VIDEO_FIELDS, VOICE_CLONE_FIELDS, request_fields
 from mediatrans_client._progress import ProgressCallback, ProgressReporter, task_failure
 from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S
 from mediatrans_client._transport import AsyncTransport
 from mediatrans_client.errors import WaitTimeoutError
 from mediatrans_client.models import GrammarResult, LocalizationResult, NativeVoiceList, Task, Voice, VoiceList
+from mediatrans_client.types import (
+    AudioFormat,
+    CheckType,
+    ContentType,
+    Domain,
+    DubbingVoice,
+    Emotion,
+    Engine,
+    OutputFormat,
+    Severity,
+    SpeakerGender,
+    SubtitlePosition,
+    Tone,
+    VoiceGender,
+)
 
 
 class AsyncVideo:
@@ -27,15 +44,37 @@ class AsyncVideo:
         path_or_url: ep.PathOrUrl,
         *,
         target_lang: str,
-        source_lang: str = "auto",
-        output_format: str = "srt",
+        source_lang: str | None = None,
+        output_format: OutputFormat | None = None,
+        bilingual: bool | None = None,
+        engine: Engine | None = None,
+        callback_url: str | None = None,
+        glossary_id: str | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        enable_dubbing: bool | None = None,
+        dubbing_voice: DubbingVoice | None = None,
+        dubbing_speed: float | None = None,
+        dubbing_bg_music: float | None = None,
+        enable_diarization: bool | None = None,
+        speaker_count: int | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        profanity_filter: bool | None = None,
+        start_time: float | None = None,
+        end_time: float | None = None,
+        extra: Mapping[str, Any] | None = None,
         wait: bool = False,
         on_progress: ProgressCallback | None = None,
         poll_interval: float = DEFAULT_POLL_INTERVAL_S,
         timeout: float | None = None,
-        **fields: Any,
     ) -> Task:
-        spec = ep.video_translate_spec(path_or_url, target_lang, source_lang, output_format, fields)
+        spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra))
         task = Task.model_validate((await self._transport.request(spec)).json())
         if not wait:
             return task
@@ -78,13 +117,7 @@ class AsyncVideo:
         urls = record.result.download_urls()
         written: list[Path] = []
         for kind, target in ep.download_targets(urls, folder).items():
-            partial = target.with_name(target.name + ".part")
-            async with self._transport.stream(ep.download_spec(urls[kind])) as response:
-                with open(partial, "wb") as out:
-                    async for chunk in response.aiter_bytes():
-                        out.write(chunk)
-            partial.replace(target)
-            written.append(target)
+            written.append(await awrite_chunks(abody_chunks(self._transport, ep.download_spec(urls[kind])), target))
         return written
 
 
@@ -92,8 +125,20 @@ class AsyncVoices:
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
-    async def clone(self, sample_path: ep.PathOrUrl, voice_name: str, lang: str, **fields: Any) -> Voice:
-        spec = ep.voice_clone_spec(sample_path, voice_name, lang, fields)
+    async def clone(
+        self,
+        sample_path: ep.PathOrUrl,
+        voice_name: str,
+        lang: str,
+        *,
+        description: str | None = None,
+        enhance_quality: bool | None = None,
+        noise_reduction: bool | None = None,
+        gender: VoiceGender | None = None,
+        callback_url: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Voice:
+        spec = ep.voice_clone_spec(sample_path, request_fields(locals(), VOICE_CLONE_FIELDS, extra))
         return Voice.model_validate((await self._transport.request(spec)).json())
 
     async def list(
@@ -117,15 +162,39 @@ class AsyncSpeech:
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
-    async def synthesize(self, text: str, voice: str | None, output_path: str | Path, **fields: Any) -> Path:
-        target = Path(output_path)
-        partial = target.with_name(target.name + ".part")
-        async with self._transport.stream(ep.tts_spec(text, voice, fields)) as response:
-            with open(partial, "wb") as out:
-                async for chunk in response.aiter_bytes():
-                    out.write(chunk)
-        partial.replace(target)
-        return target
+    def stream(
+        self,
+        text: str,
+        voice: str | None = None,
+        *,
+        lang: str | None = None,
+        gender: SpeakerGender | None = None,
+        emotion: Emotion | None = None,
+        emotion_intensity: float | None = None,
+        speed: float | None = None,
+        output_format: AudioFormat | None = None,
+        extra: Mapping[str, Any] | None = None,
+        chunk_size: int | None = None,
+    ) -> AsyncIterator[bytes]:
+        """The audio as it arrives: ``async for chunk in client.tts.stream(...)`` (no ``await`` before it)."""
+        return abody_chunks(self._transport, ep.tts_spec(request_fields(locals(), TTS_FIELDS, extra)), chunk_size)
+
+    async def synthesize(
+        self,
+        text: str,
+        voice: str | None,
+        output_path: str | Path,
+        *,
+        lang: str | None = None,
+        gender: SpeakerGender | None = None,
+        emotion: Emotion | None = None,
+        emotion_intensity: float | None = None,
+        speed: float | None = None,
+        output_format: AudioFormat | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Path:
+        spec = ep.tts_spec(request_fields(locals(), TTS_FIELDS, extra))
+        return await awrite_chunks(abody_chunks(self._transport, spec), Path(output_path))
 
     async def voices(self, lang: str | None = None) -> NativeVoiceList:
         return NativeVoiceList.model_validate((await self._transport.request(ep.tts_voices_spec(lang))).json())
@@ -135,8 +204,20 @@ class AsyncGrammar:
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
 
-    async def check(self, text: str, lang: str | None = None, **options: Any) -> GrammarResult:
-        return GrammarResult.model_validate((await self._transport.request(ep.grammar_spec(text, lang, options))).json())
+    async def check(
+        self,
+        text: str,
+        lang: str | None = None,
+        *,
+        auto_correct: bool | None = None,
+        check_types: Sequence[CheckType] | None = None,
+        severity: Severity | None = None,
+        disable_rules: Sequence[str] | None = None,
+        domain: Domain | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> GrammarResult:
+        spec = ep.grammar_spec(request_fields(locals(), GRAMMAR_FIELDS, extra))
+        return GrammarResult.model_validate((await self._transport.request(spec)).json())
 
 
 class AsyncGame:
@@ -144,7 +225,17 @@ class AsyncGame:
         self._transport = transport
 
     async def localize(
-        self, text: str, source_lang: str, target_langs: Sequence[str], *, content_type: str = "ui", **options: Any
+        self,
+        text: str,
+        source_lang: str,
+        target_langs: Sequence[str],
+        *,
+        content_type: ContentType = "ui",
+        genre: str | None = None,
+        max_length: int | None = None,
+        tone: Tone | None = None,
+        glossary_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> LocalizationResult:
-        spec = ep.game_spec(text, source_lang, target_langs, content_type, options)
+        spec = ep.game_spec(request_fields(locals(), GAME_FIELDS, extra))
         return LocalizationResult.model_validate((await self._transport.request(spec)).json())

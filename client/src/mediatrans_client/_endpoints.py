@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import mimetypes
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -31,11 +31,9 @@ def languages_spec(params: Mapping[str, Any], extra_headers: Mapping[str, str]) 
     return RequestSpec("GET", "/v1/languages", params=dict(params), headers=dict(extra_headers), authenticated=False)
 
 
-def video_translate_spec(
-    path_or_url: PathOrUrl, target_lang: str, source_lang: str, output_format: str, fields: Mapping[str, Any]
-) -> RequestSpec:
+def video_translate_spec(path_or_url: PathOrUrl, fields: Mapping[str, Any]) -> RequestSpec:
     """``POST /v1/video/translate``: a streamed multipart upload, or a form with ``video_url``."""
-    form = form_fields({"target_lang": target_lang, "source_lang": source_lang, "output_format": output_format, **fields})
+    form = form_fields(fields)
     if is_url(path_or_url):
         form["video_url"] = str(path_or_url)
         return RequestSpec("POST", "/v1/video/translate", data=form, idempotent=True)
@@ -50,12 +48,12 @@ def download_spec(url: str) -> RequestSpec:
     return RequestSpec("GET", url, headers={"Accept": "*/*"})
 
 
-def voice_clone_spec(sample: PathOrUrl, voice_name: str, lang: str, fields: Mapping[str, Any]) -> RequestSpec:
+def voice_clone_spec(sample: PathOrUrl, fields: Mapping[str, Any]) -> RequestSpec:
     """``POST /v1/voice/clone``: multipart with the sample file, or JSON with ``sample`` as an audio URL."""
     if is_url(sample):
-        body = drop_none({"sample": str(sample), "voice_name": voice_name, "lang": lang, **fields})
+        body = drop_none({"sample": str(sample), **fields})
         return RequestSpec("POST", "/v1/voice/clone", json=body, idempotent=True)
-    form = form_fields({"voice_name": voice_name, "lang": lang, **fields})
+    form = form_fields(fields)
     return RequestSpec("POST", "/v1/voice/clone", data=form, files=_upload("sample", sample), idempotent=True)
 
 
@@ -85,20 +83,17 @@ def account_spec() -> RequestSpec:
     return RequestSpec("GET", "/v1/account")
 
 
-def tts_spec(text: str, voice: str | None, fields: Mapping[str, Any]) -> RequestSpec:
+def tts_spec(fields: Mapping[str, Any]) -> RequestSpec:
     """``POST /v1/tts``: answers the audio itself; it creates nothing, so it carries no idempotency key."""
-    return RequestSpec("POST", "/v1/tts", json=drop_none({"text": text, "voice": voice, **fields}), headers={"Accept": "*/*"})
+    return RequestSpec("POST", "/v1/tts", json=drop_none(fields), headers={"Accept": "*/*"})
 
 
-def grammar_spec(text: str, lang: str | None, options: Mapping[str, Any]) -> RequestSpec:
-    return RequestSpec("POST", "/v1/grammar", json=drop_none({"text": text, "lang": lang, **options}))
+def grammar_spec(fields: Mapping[str, Any]) -> RequestSpec:
+    return RequestSpec("POST", "/v1/grammar", json=drop_none(fields))
 
 
-def game_spec(
-    text: str, source_lang: str, target_langs: Sequence[str], content_type: str, options: Mapping[str, Any]
-) -> RequestSpec:
-    body = {"text": text, "content_type": content_type, "source_lang": source_lang, "target_langs": list(target_langs)}
-    return RequestSpec("POST", "/v1/game/localization", json=drop_none({**body, **options}), idempotent=True)
+def game_spec(fields: Mapping[str, Any]) -> RequestSpec:
+    return RequestSpec("POST", "/v1/game/localization", json=drop_none(fields), idempotent=True)
 
 
 def download_targets(urls: Mapping[str, str], directory: Path) -> dict[str, Path]:

@@ -1,17 +1,38 @@
-"""Endpoint groups of the blocking :class:`~mediatrans_client.Client`."""
+"""Endpoint groups of the blocking :class:`~mediatrans_client.Client`.
+
+Every request field of the contract is a keyword argument of the same name (``None``: left out, the
+service's default applies); ``extra`` adds fields the signature does not know (extensions), over them.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mediatrans_client import _endpoints as ep
+from mediatrans_client._chunks import body_chunks, write_chunks
+from mediatrans_client._fields import GAME_FIELDS, GRAMMAR_FIELDS, TTS_FIELDS, VIDEO_FIELDS, VOICE_CLONE_FIELDS, request_fields
 from mediatrans_client._progress import ProgressCallback, ProgressReporter, task_failure
 from mediatrans_client._transport import SyncTransport
 from mediatrans_client.errors import WaitTimeoutError
 from mediatrans_client.models import GrammarResult, LocalizationResult, NativeVoiceList, Task, Voice, VoiceList
+from mediatrans_client.types import (
+    AudioFormat,
+    CheckType,
+    ContentType,
+    Domain,
+    DubbingVoice,
+    Emotion,
+    Engine,
+    OutputFormat,
+    Severity,
+    SpeakerGender,
+    SubtitlePosition,
+    Tone,
+    VoiceGender,
+)
 
 DEFAULT_POLL_INTERVAL_S = 5.0
 
@@ -27,20 +48,42 @@ class Video:
         path_or_url: ep.PathOrUrl,
         *,
         target_lang: str,
-        source_lang: str = "auto",
-        output_format: str = "srt",
+        source_lang: str | None = None,
+        output_format: OutputFormat | None = None,
+        bilingual: bool | None = None,
+        engine: Engine | None = None,
+        callback_url: str | None = None,
+        glossary_id: str | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        enable_dubbing: bool | None = None,
+        dubbing_voice: DubbingVoice | None = None,
+        dubbing_speed: float | None = None,
+        dubbing_bg_music: float | None = None,
+        enable_diarization: bool | None = None,
+        speaker_count: int | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        profanity_filter: bool | None = None,
+        start_time: float | None = None,
+        end_time: float | None = None,
+        extra: Mapping[str, Any] | None = None,
         wait: bool = False,
         on_progress: ProgressCallback | None = None,
         poll_interval: float = DEFAULT_POLL_INTERVAL_S,
         timeout: float | None = None,
-        **fields: Any,
     ) -> Task:
         """Submit a video (local file, streamed; or an ``http(s)`` URL sent as ``video_url``).
 
-        Extra contract fields (``bilingual``, ``engine``, ``callback_url``, ``enable_dubbing``...)
-        go in ``fields``. With ``wait=True`` the finished task is returned (see :meth:`wait`).
+        The keyword arguments up to ``end_time`` are the contract's fields (4.1). With ``wait=True``
+        the finished task is returned (see :meth:`wait`).
         """
-        spec = ep.video_translate_spec(path_or_url, target_lang, source_lang, output_format, fields)
+        spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra))
         task = Task.model_validate(self._transport.request(spec).json())
         if not wait:
             return task
@@ -94,11 +137,7 @@ class Video:
         return written
 
     def _stream_to(self, url: str, target: Path) -> None:
-        partial = target.with_name(target.name + ".part")
-        with self._transport.stream(ep.download_spec(url)) as response, open(partial, "wb") as out:
-            for chunk in response.iter_bytes():
-                out.write(chunk)
-        partial.replace(target)
+        write_chunks(body_chunks(self._transport, ep.download_spec(url)), target)
 
 
 class Voices:
@@ -107,9 +146,21 @@ class Voices:
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
-    def clone(self, sample_path: ep.PathOrUrl, voice_name: str, lang: str, **fields: Any) -> Voice:
-        """Create a voice from a 10–60 s sample (file, or an ``http(s)`` audio URL)."""
-        spec = ep.voice_clone_spec(sample_path, voice_name, lang, fields)
+    def clone(
+        self,
+        sample_path: ep.PathOrUrl,
+        voice_name: str,
+        lang: str,
+        *,
+        description: str | None = None,
+        enhance_quality: bool | None = None,
+        noise_reduction: bool | None = None,
+        gender: VoiceGender | None = None,
+        callback_url: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Voice:
+        """Create a voice from a 10–60 s sample (file, or an ``http(s)`` audio URL); fields of contract 4.3."""
+        spec = ep.voice_clone_spec(sample_path, request_fields(locals(), VOICE_CLONE_FIELDS, extra))
         return Voice.model_validate(self._transport.request(spec).json())
 
     def list(
@@ -140,20 +191,49 @@ class Voices:
 
 
 class Speech:
-    """Text to speech."""
+    """Text to speech (``POST /v1/tts``, contract 4.7): the audio as chunks, or into a file."""
 
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
-    def synthesize(self, text: str, voice: str | None, output_path: str | Path, **fields: Any) -> Path:
-        """Speak ``text`` with ``voice`` (native id or cloned ``voice_id``); stream the audio to ``output_path``."""
-        target = Path(output_path)
-        partial = target.with_name(target.name + ".part")
-        with self._transport.stream(ep.tts_spec(text, voice, fields)) as response, open(partial, "wb") as out:
-            for chunk in response.iter_bytes():
-                out.write(chunk)
-        partial.replace(target)
-        return target
+    def stream(
+        self,
+        text: str,
+        voice: str | None = None,
+        *,
+        lang: str | None = None,
+        gender: SpeakerGender | None = None,
+        emotion: Emotion | None = None,
+        emotion_intensity: float | None = None,
+        speed: float | None = None,
+        output_format: AudioFormat | None = None,
+        extra: Mapping[str, Any] | None = None,
+        chunk_size: int | None = None,
+    ) -> Iterator[bytes]:
+        """The audio of ``text`` spoken by ``voice`` (native id or cloned ``voice_id``), chunk by chunk as it arrives.
+
+        The request is sent when iteration starts, so errors raise from the first ``next()``; stopping
+        early closes the connection. ``chunk_size``: bytes per chunk (default: as received).
+        """
+        return body_chunks(self._transport, ep.tts_spec(request_fields(locals(), TTS_FIELDS, extra)), chunk_size)
+
+    def synthesize(
+        self,
+        text: str,
+        voice: str | None,
+        output_path: str | Path,
+        *,
+        lang: str | None = None,
+        gender: SpeakerGender | None = None,
+        emotion: Emotion | None = None,
+        emotion_intensity: float | None = None,
+        speed: float | None = None,
+        output_format: AudioFormat | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Path:
+        """Like :meth:`stream`, written to ``output_path`` (via ``.part``, renamed once complete)."""
+        spec = ep.tts_spec(request_fields(locals(), TTS_FIELDS, extra))
+        return write_chunks(body_chunks(self._transport, spec), Path(output_path))
 
     def voices(self, lang: str | None = None) -> NativeVoiceList:
         """The native voices (``GET /v1/tts/voices``), optionally of one language."""
@@ -164,9 +244,21 @@ class Grammar:
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
 
-    def check(self, text: str, lang: str | None = None, **options: Any) -> GrammarResult:
-        """Options: ``auto_correct``, ``check_types``, ``severity``, ``disable_rules``, ``domain``."""
-        return GrammarResult.model_validate(self._transport.request(ep.grammar_spec(text, lang, options)).json())
+    def check(
+        self,
+        text: str,
+        lang: str | None = None,
+        *,
+        auto_correct: bool | None = None,
+        check_types: Sequence[CheckType] | None = None,
+        severity: Severity | None = None,
+        disable_rules: Sequence[str] | None = None,
+        domain: Domain | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> GrammarResult:
+        """Check ``text`` (``lang`` detected when omitted); fields of contract 4.10."""
+        spec = ep.grammar_spec(request_fields(locals(), GRAMMAR_FIELDS, extra))
+        return GrammarResult.model_validate(self._transport.request(spec).json())
 
 
 class Game:
@@ -174,8 +266,18 @@ class Game:
         self._transport = transport
 
     def localize(
-        self, text: str, source_lang: str, target_langs: Sequence[str], *, content_type: str = "ui", **options: Any
+        self,
+        text: str,
+        source_lang: str,
+        target_langs: Sequence[str],
+        *,
+        content_type: ContentType = "ui",
+        genre: str | None = None,
+        max_length: int | None = None,
+        tone: Tone | None = None,
+        glossary_id: str | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> LocalizationResult:
-        """Options: ``genre``, ``tone``, ``max_length``. ``content_type``: ui, dialogue, item_desc, skill, story, tutorial."""
-        spec = ep.game_spec(text, source_lang, target_langs, content_type, options)
+        """Translate game text into every target at once; fields of contract 4.9 (``glossary_id``: extension)."""
+        spec = ep.game_spec(request_fields(locals(), GAME_FIELDS, extra))
         return LocalizationResult.model_validate(self._transport.request(spec).json())

@@ -6,6 +6,9 @@ owning as many lines as it has. If an answer ever comes back with a different li
 batch's strings are sent again one by one. A ``max_length`` applies to a request's whole text, so a
 string with a limit (its own, from the file, or the command's) is sent alone and the service's
 ``shortened`` list says whether it had to be cut. Identical strings are translated once.
+
+A target language the service refuses (400 1002) does not sink the others: it is dropped from the
+run and listed in the report's ``failed``, and every other target is still translated.
 """
 
 from __future__ import annotations
@@ -16,8 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mediatrans_client._target_refusals import LiveTargets
+from mediatrans_client.errors import MediatransError
 from mediatrans_client.l10n import Catalog, Entry, Translated
 from mediatrans_client.models import LocalizationResult
+from mediatrans_client.types import ContentType, Tone
 
 MAX_REQUEST_CHARS = 50_000
 
@@ -26,7 +32,16 @@ ProgressFn = Callable[[int, int], None]  # (characters done, characters in all)
 
 class Localizer(Protocol):
     def localize(
-        self, text: str, source_lang: str, target_langs: Sequence[str], *, content_type: str = "ui", **options: Any
+        self,
+        text: str,
+        source_lang: str,
+        target_langs: Sequence[str],
+        *,
+        content_type: ContentType = "ui",
+        genre: str | None = None,
+        max_length: int | None = None,
+        tone: Tone | None = None,
+        glossary_id: str | None = None,
     ) -> LocalizationResult: ...
 
 
@@ -53,13 +68,22 @@ class LengthHit:
 
 @dataclass
 class LocalizationReport:
+    """What a run produced; ``translations`` holds only the targets that were translated."""
+
     translations: dict[str, dict[str, Translated]]
     requests: int = 0
     characters: int = 0  # characters sent (each counted once, whatever the number of targets)
+    billed_characters: int = 0  # characters x targets of the answered requests (refused ones are not charged)
     strings: int = 0
     untranslatable: int = 0
     shortened: list[LengthHit] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
+    failed: dict[str, MediatransError] = field(default_factory=dict)  # target -> why the service refused it
+
+    @property
+    def succeeded(self) -> list[str]:
+        """The targets translated (the keys of ``translations``)."""
+        return list(self.translations)
 
 
 def segments_of(entry: Entry, default_limit: int | None) -> list[Segment]:
@@ -99,7 +123,7 @@ class FileLocalizer:
         source_lang: str,
         target_langs: Sequence[str],
         *,
-        content_type: str = "ui",
+        content_type: ContentType = "ui",
         max_length: int | None = None,
         max_chars: int = MAX_REQUEST_CHARS,
         concurrency: int = 4,
@@ -116,6 +140,7 @@ class FileLocalizer:
         self.concurrency = max(1, concurrency)
         self.options = {name: value for name, value in options.items() if value is not None}
         self._lock = threading.Lock()
+        self._targets = LiveTargets(self.target_langs)
 
     def plan(self, catalog: Catalog) -> tuple[LocalizationReport, list[list[Segment]]]:
         """An empty report (counts and skipped strings filled in) and the batches that would be sent."""
@@ -134,7 +159,9 @@ class FileLocalizer:
         return report, plan_batches(list(wanted), self.max_chars)
 
     def run(self, catalog: Catalog, on_progress: ProgressFn | None = None) -> LocalizationReport:
+        """Translate every batch; targets the service refuses end up in ``failed``, the others in ``translations``."""
         report, batches = self.plan(catalog)
+        self._targets = LiveTargets(self.target_langs)
         done: dict[Segment, dict[str, str]] = {}
         shortened: set[tuple[Segment, str]] = set()
         total = sum(len(s.text) for batch in batches for s in batch)
@@ -150,20 +177,33 @@ class FileLocalizer:
         with ThreadPoolExecutor(self.concurrency) as pool:
             for future in [pool.submit(work, batch) for batch in batches]:
                 future.result()  # the first failure propagates (nothing is written then)
+        report.failed = dict(self._targets.refused)
+        for lang in report.failed:
+            report.translations.pop(lang, None)
         skipped = {key for key, _ in report.skipped}
         for entry in catalog.entries:
             if entry.translatable and entry.key not in skipped:
                 self._collect(entry, done, shortened, report)
         return report
 
-    def _request(self, text: str, max_length: int | None, report: LocalizationReport) -> LocalizationResult:
-        with self._lock:
-            report.requests += 1
-            report.characters += len(text)
+    def _request(
+        self, text: str, max_length: int | None, report: LocalizationReport
+    ) -> tuple[LocalizationResult, list[str]] | None:
+        """The answer for the targets still live, and those targets; None when every target was refused."""
         options = dict(self.options)
         if max_length is not None:
             options["max_length"] = max_length
-        return self.game.localize(text, self.source_lang, self.target_langs, content_type=self.content_type, **options)
+
+        def send(targets: list[str]) -> LocalizationResult:
+            with self._lock:
+                report.requests += 1
+                report.characters += len(text)
+            result = self.game.localize(text, self.source_lang, targets, content_type=self.content_type, **options)
+            with self._lock:
+                report.billed_characters += len(text) * len(targets)
+            return result
+
+        return self._targets.send(send)
 
     def _translate(
         self,
@@ -172,13 +212,16 @@ class FileLocalizer:
         shortened: set[tuple[Segment, str]],
         report: LocalizationReport,
     ) -> None:
-        result = self._request("\n".join(s.text for s in batch), batch[0].max_length, report)
+        answer = self._request("\n".join(s.text for s in batch), batch[0].max_length, report)
+        if answer is None:
+            return
+        result, targets = answer
         if len(batch) == 1:
-            done[batch[0]] = {lang: result.translations.get(lang, batch[0].text) for lang in self.target_langs}
+            done[batch[0]] = {lang: result.translations.get(lang, batch[0].text) for lang in targets}
             for lang in result.shortened or []:
                 shortened.add((batch[0], lang))
             return
-        split = {lang: result.translations.get(lang, "").split("\n") for lang in self.target_langs}
+        split = {lang: result.translations.get(lang, "").split("\n") for lang in targets}
         if any(len(lines) != sum(s.lines for s in batch) for lines in split.values()):
             for segment in batch:  # the line structure was not kept: one request per string
                 self._translate([segment], done, shortened, report)
@@ -196,8 +239,8 @@ class FileLocalizer:
         report: LocalizationReport,
     ) -> None:
         segments = segments_of(entry, self.max_length)
-        for lang in self.target_langs:
-            texts = [done[s][lang] if s in done else s.text for s in segments]
+        for lang in report.translations:
+            texts = [done[s].get(lang, s.text) if s in done else s.text for s in segments]
             plural = texts[1] if len(texts) > 1 else None
             report.translations[lang][entry.key] = Translated(texts[0], plural)
             for segment, text in zip(segments, texts):

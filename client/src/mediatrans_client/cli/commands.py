@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.table import Table
@@ -13,6 +16,7 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
 from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.models import Voice
+from mediatrans_client.types import AudioFormat, Emotion, VoiceGender
 
 AUDIO_FORMATS = ("mp3", "wav", "ogg", "flac", "pcm")
 EMOTIONS = ("neutral", "happy", "sad", "angry", "excited", "calm", "fearful", "surprised")
@@ -50,7 +54,12 @@ def languages(session: Session, source: str | None, target: str | None, kind: st
 
 @cli.command()
 @click.argument("text")
-@click.option("-o", "--out", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Audio file to write.")
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    help="Audio file to write; '-' writes the audio to stdout. Default: stdout when it is not a terminal.",
+)
 @click.option("--voice", metavar="ID", help="Native voice id (`mediatrans voice list --native`) or a cloned voice_id.")
 @click.option("--lang", metavar="LANG", help="Language (required without --voice).")
 @click.option("--emotion", type=click.Choice(EMOTIONS), help="Emotion (default neutral).")
@@ -63,33 +72,61 @@ def languages(session: Session, source: str | None, target: str | None, kind: st
 def tts(
     session: Session,
     text: str,
-    out: Path,
+    out: Path | None,
     voice: str | None,
     lang: str | None,
-    emotion: str | None,
+    emotion: Emotion | None,
     emotion_intensity: float | None,
     speed: float | None,
-    output_format: str | None,
+    output_format: AudioFormat | None,
     extra: tuple[str, ...],
 ) -> None:
-    """Speak TEXT ('-' reads stdin; '@FILE' reads a file) into an audio file, streamed to disk.
+    """Speak TEXT ('-' reads stdin; '@FILE' reads a file) into an audio file, or to stdout, streamed.
 
     \b
     mediatrans tts "Your order has shipped." --voice en-us-female -o out.mp3
+    mediatrans tts "Hello." --lang en -o - | ffprobe -
     """
     if text == "-":
         text = sys.stdin.read()
     elif text.startswith("@"):
         text = Path(text[1:]).read_text(encoding="utf-8")
-    suffix = out.suffix.lower().lstrip(".")
+    if out is None and sys.stdout.isatty():
+        raise click.UsageError("stdout is a terminal: give -o FILE, or -o - to write the audio there anyway")
+    target = None if out is None or str(out) == "-" else out
+    suffix = target.suffix.lower().lstrip(".") if target is not None else ""
     fmt = output_format or (suffix if suffix in AUDIO_FORMATS else "mp3")
-    fields = {"lang": lang, "emotion": emotion, "emotion_intensity": emotion_intensity, "speed": speed, "output_format": fmt}
-    fields.update(parse_fields(extra))
-    path = session.client.tts.synthesize(text, voice, out, **{k: v for k, v in fields.items() if v is not None})
+    fields: dict[str, Any] = {
+        "lang": lang,
+        "emotion": emotion,
+        "emotion_intensity": emotion_intensity,
+        "speed": speed,
+        "output_format": fmt,
+        "extra": parse_fields(extra),
+    }
+    if target is None:
+        _write_stdout(session.client.tts.stream(text, voice, **fields))
+        return
+    path = session.client.tts.synthesize(text, voice, target, **fields)
     if session.as_json:
         output.emit_json({"path": str(path), "bytes": path.stat().st_size, "format": fmt})
     else:
         output.say(f"saved {path} ({path.stat().st_size:,} bytes, {fmt})")
+
+
+def _write_stdout(chunks: Iterator[bytes]) -> None:
+    """Each chunk to stdout as it arrives, flushed; nothing else goes there. A reader that goes away ends it quietly."""
+    sink = sys.stdout.buffer
+    try:
+        for chunk in chunks:
+            sink.write(chunk)
+            sink.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sink.fileno())  # no second error when Python flushes at exit
+        raise SystemExit(output.EXIT_BROKEN_PIPE) from None
+    finally:
+        if isinstance(chunks, Generator):
+            chunks.close()  # the connection is released even when the reader went away
 
 
 @cli.group()
@@ -135,7 +172,7 @@ def clone(
     voice_name: str,
     lang: str,
     description: str | None,
-    gender: str | None,
+    gender: VoiceGender | None,
     no_denoise: bool,
     enhance: bool,
     wait: bool,
@@ -144,13 +181,15 @@ def clone(
     """Clone a voice from a 10-60 s sample of one speaker (uploaded, or an http(s) URL)."""
     if not sample.startswith(("http://", "https://")) and not Path(sample).is_file():
         raise click.BadParameter(f"no such file: {sample}", param_hint="SAMPLE_FILE_OR_URL")
-    fields = {
-        "description": description,
-        "gender": gender,
-        "noise_reduction": False if no_denoise else None,
-        "enhance_quality": True if enhance else None,
-    }
-    item = session.client.voice.clone(sample, voice_name, lang, **{k: v for k, v in fields.items() if v is not None})
+    item = session.client.voice.clone(
+        sample,
+        voice_name,
+        lang,
+        description=description,
+        gender=gender,
+        noise_reduction=False if no_denoise else None,
+        enhance_quality=True if enhance else None,
+    )
     while wait and item.status == "processing":
         time.sleep(poll_interval)
         item = session.client.voice.get(item.voice_id)

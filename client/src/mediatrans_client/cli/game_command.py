@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
 from mediatrans_client.file_localization import MAX_REQUEST_CHARS, FileLocalizer, LocalizationReport
 from mediatrans_client.l10n import UnsupportedFileError, load
+from mediatrans_client.types import ContentType, Tone
 
 CONTENT_TYPES = ("ui", "dialogue", "item_desc", "skill", "story", "tutorial")
 TONES = ("epic", "humorous", "dark", "cute")
@@ -50,9 +53,9 @@ def localize(
     source_lang: str,
     targets: str,
     out: Path,
-    content_type: str,
+    content_type: ContentType,
     genre: str | None,
-    tone: str | None,
+    tone: Tone | None,
     max_length: int | None,
     glossary_id: str | None,
     batch_chars: int,
@@ -65,7 +68,8 @@ def localize(
     mediatrans game localize strings.po --from en --to es,fr,de --genre rpg --tone epic -o out/
 
     Keys, comments, plural forms and untranslatable flags are kept; strings cut to fit a
-    max_length are listed at the end.
+    max_length are listed at the end. A target the service refuses (unsupported language) is
+    reported on stderr and the others are still written: exit 11 then; exit 5 when none is served.
     """
     target_langs = _targets(targets)
     try:
@@ -92,11 +96,15 @@ def localize(
     with Progress(*columns, console=output.stderr, disable=not show_bar) as progress:
         bar = progress.add_task("translating", total=None)
         report = localizer.run(catalog, lambda done, total: progress.update(bar, completed=done, total=total))
+    if not report.translations:  # every target refused: nothing to write
+        raise SystemExit(_report_all_refused(session, report))
     try:
         files = catalog.write(out, report.translations)
     except ValueError as exc:  # e.g. a target language whose plural rule is unknown
         raise SystemExit(output.fail(f"cannot write {file.name}: {exc}", output.EXIT_INVALID, session.as_json)) from None
-    _print_report(session, report, files, len(target_langs))
+    _print_report(session, report, files)
+    if report.failed:
+        raise SystemExit(output.EXIT_PARTIAL)
 
 
 class _NoCalls:
@@ -125,7 +133,32 @@ def _print_plan(session: Session, catalog: Any, localizer: FileLocalizer) -> Non
         output.say(f"{name:<18} {value}")
 
 
-def _print_report(session: Session, report: LocalizationReport, files: list[Path], targets: int) -> None:
+def _failures(report: LocalizationReport) -> list[dict[str, Any]]:
+    return [{"lang": lang, **output.error_record(exc)} for lang, exc in report.failed.items()]
+
+
+def _note_refusals(report: LocalizationReport) -> None:
+    for lang, exc in report.failed.items():
+        facts = ", ".join(
+            f for f in (f"code {exc.code}" if exc.code is not None else "", f"HTTP {exc.status}" if exc.status else "") if f
+        )
+        output.note(f"error: {lang} not localized: {exc.message}" + (f" ({facts})" if facts else ""))
+
+
+def _report_all_refused(session: Session, report: LocalizationReport) -> int:
+    """Every target was refused: each one's error on stderr; the exit code of the first."""
+    first = next(iter(report.failed.values()))
+    code = output.exit_code_for(first)
+    if session.as_json:
+        record = {**output.error_record(first), "message": "No target language could be localized.", "failed": _failures(report)}
+        sys.stderr.write(json.dumps({"error": record}, ensure_ascii=False) + "\n")
+        return code
+    _note_refusals(report)
+    output.note("error: no target language could be localized; nothing was written")
+    return code
+
+
+def _print_report(session: Session, report: LocalizationReport, files: list[Path]) -> None:
     hits = [
         {"key": h.key, "lang": h.lang, "max_length": h.max_length, "source": h.source, "translation": h.translation}
         for h in report.shortened
@@ -138,7 +171,9 @@ def _print_report(session: Session, report: LocalizationReport, files: list[Path
                 "untranslatable": report.untranslatable,
                 "requests": report.requests,
                 "characters": report.characters,
-                "billed_characters": report.characters * targets,
+                "billed_characters": report.billed_characters,
+                "targets": report.succeeded,
+                "failed": _failures(report),
                 "shortened": hits,
                 "skipped": [{"key": key, "reason": reason} for key, reason in report.skipped],
             }
@@ -148,7 +183,7 @@ def _print_report(session: Session, report: LocalizationReport, files: list[Path
         output.say(f"wrote {path}")
     output.note(
         f"{report.strings} strings ({report.untranslatable} untranslatable kept) in {report.requests} requests, "
-        f"{report.characters:,} characters x {targets} languages"
+        f"{report.characters:,} characters x {len(report.succeeded)} languages"
     )
     if hits:
         output.note(f"{len(hits)} translation(s) cut to fit max_length:")
@@ -156,3 +191,4 @@ def _print_report(session: Session, report: LocalizationReport, files: list[Path
             output.note(f"  {hit['key']} [{hit['lang']}] (max {hit['max_length']}): {hit['translation']}")
     for key, reason in report.skipped:
         output.note(f"skipped {key}: {reason}")
+    _note_refusals(report)

@@ -23,6 +23,8 @@ EXIT_SERVER = 7
 EXIT_CONNECTION = 8
 EXIT_TASK_FAILED = 9
 EXIT_TIMEOUT = 10
+EXIT_PARTIAL = 11  # `game localize`: some target languages written, others refused
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (as a shell reports SIGPIPE)
 
 _EXITS: tuple[tuple[type[e.MediatransError], int, str], ...] = (
     (e.AuthenticationError, EXIT_AUTH, "Check the token: --token, MEDIATRANS_TOKEN or `mediatrans configure`."),
@@ -79,6 +81,9 @@ def error_record(exc: e.MediatransError) -> dict[str, Any]:
     retry_after = getattr(exc, "retry_after", None)
     if retry_after is not None:
         record["retry_after"] = retry_after
+    if exc.rate_limit is not None:
+        limit = exc.rate_limit
+        record["rate_limit"] = {"limit": limit.limit, "remaining": limit.remaining, "reset": limit.reset}
     task = getattr(exc, "task", None)
     if isinstance(task, BaseModel):
         record["task"] = task.model_dump(mode="json", exclude_none=True)
@@ -94,6 +99,8 @@ def report_error(exc: e.MediatransError, as_json: bool) -> int:
     head = f"error: {exc.message}"
     facts = [f"code {exc.code}" if exc.code is not None else "", f"HTTP {exc.status}" if exc.status else ""]
     facts.append(f"request_id {exc.request_id}" if exc.request_id else "")
+    retry_after = getattr(exc, "retry_after", None)
+    facts.append(f"retry after {retry_after:g} s" if retry_after is not None else "")
     stderr.print(head, markup=False, highlight=False)
     described = ", ".join(f for f in facts if f)
     if described:

@@ -14,6 +14,7 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
 from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.models import Task
+from mediatrans_client.types import DubbingVoice, Engine, OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -130,14 +131,14 @@ def translate(
     source: str,
     target: str,
     source_lang: str,
-    output_format: str,
+    output_format: OutputFormat,
     bilingual: bool,
-    engine: str | None,
+    engine: Engine | None,
     glossary_id: str | None,
     diarize: bool,
     speaker_count: int | None,
     dub: bool,
-    dubbing_voice: str | None,
+    dubbing_voice: DubbingVoice | None,
     callback_url: str | None,
     extra: tuple[str, ...],
     wait: bool,
@@ -150,24 +151,24 @@ def translate(
     \b
     mediatrans video translate talk.mp4 --to es --format all --wait --out ./subs
     """
-    fields: dict[str, Any] = {
-        "bilingual": bilingual or None,
-        "engine": engine,
-        "glossary_id": glossary_id,
-        "enable_diarization": diarize or None,
-        "speaker_count": speaker_count,
-        "enable_dubbing": dub or None,
-        "dubbing_voice": dubbing_voice,
-        "callback_url": callback_url,
-        **parse_fields(extra),
-    }
-    fields = {name: value for name, value in fields.items() if value is not None}
     if not source.startswith(("http://", "https://")) and not Path(source).is_file():
         raise click.BadParameter(f"no such file: {source}", param_hint="FILE_OR_URL")
     if not session.as_json and not (wait or out):
         output.note(f"submitting {source} ...")
     task = session.client.video.translate(
-        source, target_lang=target, source_lang=source_lang, output_format=output_format, **fields
+        source,
+        target_lang=target,
+        source_lang=source_lang,
+        output_format=output_format,
+        bilingual=bilingual or None,
+        engine=engine,
+        glossary_id=glossary_id,
+        enable_diarization=diarize or None,
+        speaker_count=speaker_count,
+        enable_dubbing=dub or None,
+        dubbing_voice=dubbing_voice,
+        callback_url=callback_url,
+        extra=parse_fields(extra),
     )
     if wait or out is not None:
         _follow(session, task, poll_interval, wait_timeout, out)

@@ -1,0 +1,50 @@
+"""The request fields of each endpoint, and the body built from a method's keyword arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+#: Field names of each request body, in contract order; the endpoint groups take each as a keyword
+#: argument of the same name (the sample and video file travel as their own argument).
+VIDEO_FIELDS = (
+    "target_lang",
+    "source_lang",
+    "output_format",
+    "bilingual",
+    "engine",
+    "callback_url",
+    "glossary_id",
+    "subtitle_font",
+    "subtitle_size",
+    "subtitle_color",
+    "subtitle_outline",
+    "subtitle_outline_width",
+    "subtitle_bg",
+    "subtitle_position",
+    "enable_dubbing",
+    "dubbing_voice",
+    "dubbing_speed",
+    "dubbing_bg_music",
+    "enable_diarization",
+    "speaker_count",
+    "max_subtitle_length",
+    "subtitle_max_duration",
+    "profanity_filter",
+    "start_time",
+    "end_time",
+)
+VOICE_CLONE_FIELDS = ("voice_name", "lang", "description", "enhance_quality", "noise_reduction", "gender", "callback_url")
+TTS_FIELDS = ("text", "voice", "lang", "gender", "emotion", "emotion_intensity", "speed", "output_format")
+GRAMMAR_FIELDS = ("text", "lang", "auto_correct", "check_types", "severity", "disable_rules", "domain")
+GAME_FIELDS = ("text", "content_type", "source_lang", "target_langs", "genre", "max_length", "tone", "glossary_id")
+
+
+def request_fields(arguments: Mapping[str, Any], names: tuple[str, ...], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The body fields among a method's ``arguments`` (its ``locals()``), then ``extra`` over them; ``None`` left out.
+
+    Sequences (``target_langs``, ``check_types``...) are sent as lists.
+    """
+    merged = {name: arguments[name] for name in names}
+    merged.update(extra or {})
+    return {name: list(value) if isinstance(value, tuple) else value for name, value in merged.items() if value is not None}
