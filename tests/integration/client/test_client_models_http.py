@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import httpx
 import pytest
+from mediatrans_client._sync_resources import Game, Grammar, Speech, Video, Voices
 from mediatrans_client.models import (
     AccountInfo,
     GrammarResult,
@@ -95,3 +97,30 @@ def test_client_model_matches_the_service_schema(
         server_types = _types(document, server_props[name])
         client_types = _types(client, prop)
         assert server_types & client_types, f"{model.__name__}.{name}: client {client_types} vs service {server_types}"
+
+
+#: (client method, method, path) whose request body the method's keyword arguments stand for.
+REQUESTS = [
+    (Video.translate, "post", "/v1/video/translate"),
+    (Voices.clone, "post", "/v1/voice/clone"),
+    (Speech.synthesize, "post", "/v1/tts"),
+    (Grammar.check, "post", "/v1/grammar"),
+    (Game.localize, "post", "/v1/game/localization"),
+]
+#: Keyword arguments that steer the client, not the body; and those that carry a body field under another name.
+CONTROL = {"self", "extra", "wait", "on_progress", "poll_interval", "timeout", "chunk_size", "output_path"}
+CARRIERS = {"path_or_url": {"file", "video_url"}, "sample_path": {"sample"}}
+
+
+@pytest.mark.parametrize(("call", "method", "path"), REQUESTS, ids=[p for _, _, p in REQUESTS])
+def test_every_request_field_of_the_service_is_a_keyword_argument(
+    document: dict[str, Any], call: Any, method: str, path: str
+) -> None:
+    """The service's documented body fields and the client method's keyword arguments are the same set."""
+    content = document["paths"][path][method]["requestBody"]["content"]
+    body = _resolve(document, next(iter(content.values()))["schema"])
+    keywords: set[str] = set()
+    for name in inspect.signature(call).parameters:
+        if name not in CONTROL:
+            keywords |= CARRIERS.get(name, {name})
+    assert set(body["properties"]) == keywords
