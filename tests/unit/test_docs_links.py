@@ -24,7 +24,7 @@ def test_every_relative_link_resolves_inside_the_repository(page: Path) -> None:
     broken = []
     for target in relative_links(page):
         path = (page.parent / target.split("#", 1)[0]).resolve()
-        if not path.exists() or ROOT not in path.parents and path != ROOT:
+        if not path.exists() or (ROOT not in path.parents and path != ROOT):
             broken.append(target)
     assert not broken, f"{page.relative_to(ROOT)}: {broken}"
 

@@ -126,7 +126,9 @@ def synthesizer() -> Synthesizer:
         engine = create_engine(spec["engine"], spec.get("options"))
         engine.start()
         engines[engine.name] = engine
-    return Synthesizer(engines, LOCAL_TTS.get("defaults"), VoiceTable.load(project_path(TtsArgs.model_validate(LOCAL_TTS).voice_table)))
+    return Synthesizer(
+        engines, LOCAL_TTS.get("defaults"), VoiceTable.load(project_path(TtsArgs.model_validate(LOCAL_TTS).voice_table))
+    )
 
 
 @pytest.fixture(scope="session")

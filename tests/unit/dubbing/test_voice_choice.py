@@ -16,7 +16,9 @@ CATALOGUE = [
     {"voice_id": "espeak.es.female", "gender": "female"},
     {"voice_id": "espeak.es.male", "gender": "male"},
 ]
-RANKING = VoiceTable(ranked={"es": {"female": ["kokoro.ef_dora", "espeak.es.female"], "male": ["kokoro.em_santa", "kokoro.em_alex"]}})
+RANKING = VoiceTable(
+    ranked={"es": {"female": ["kokoro.ef_dora", "espeak.es.female"], "male": ["kokoro.em_santa", "kokoro.em_alex"]}}
+)
 
 
 def test_tiers_and_genders_without_diarization() -> None:
