@@ -175,5 +175,7 @@ class KokoroCloner(VoiceCloneEngine):
     def judge(self, voice: str | VoiceStyle, reference: np.ndarray, lang: str) -> float:
         """Judge-encoder similarity of ``voice`` speaking the judge sentences to ``reference`` speech (16 kHz)."""
         judge_lang, sentences = judges_for(lang if lang in self.kokoro.plans else "en")
-        audio = self.say(voice, " ".join(sentences), judge_lang)  # one synthesis: each call costs ~0.45 s before any audio
+        # Each sentence spoken on its own (one synthesis of both was 0.5 s quicker but judged a fitted voice against
+        # the stock ones less sharply: 0.728 vs 0.706 where separate sentences give 0.756 vs 0.690).
+        audio = np.concatenate([self.say(voice, s, judge_lang) for s in sentences])
         return cosine(self.judge_encoder.embed(audio, SAMPLE_RATE), self.judge_encoder.embed(reference, PREPARED_RATE))
