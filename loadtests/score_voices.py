@@ -248,9 +248,8 @@ def main() -> None:
 def finish(table: dict[str, Any]) -> None:
     """Choose every language's voices from its scores; Kokoro's borrowed languages are where it is a default."""
     languages: dict[str, Any] = table["languages"]
-    for entry in languages.values():
-        genders = {v: g for g, voices in entry["ranked"].items() for v in voices}
-        entry.update(choose({v: s for v, s in entry["scores"].items() if v in genders}, genders))
+    for entry in languages.values():  # from every scored voice, also those an earlier finish left out of the orders
+        entry.update(choose(entry["scores"], {voice: voice_gender(voice) for voice in entry["scores"]}))
     table["kokoro_borrowed"] = sorted(
         lang
         for lang, entry in languages.items()
@@ -260,6 +259,14 @@ def finish(table: dict[str, Any]) -> None:
         if lang not in PLANS and lang not in table["kokoro_borrowed"]:
             entry["ranked"] = {g: [v for v in vs if not v.startswith("kokoro.")] for g, vs in entry["ranked"].items()}
     table["stand_ins"] = {lang: entry["stand_in"] for lang, entry in languages.items() if entry.get("stand_in")}
+
+
+def voice_gender(voice: str) -> str:
+    """The gender of a voice id: ``kokoro.am_michael`` (Kokoro's naming), ``espeak.de.male``, ``piper.en_us_joe``."""
+    engine, name = voice.split(".", 1)
+    if engine == "kokoro":
+        return gender_of(name)
+    return "male" if engine == "piper" else name.rsplit(".", 1)[1]
 
 
 def _stand_in(lang: str, scores: dict[str, dict[str, float]]) -> str | None:
@@ -277,10 +284,6 @@ def _stand_in(lang: str, scores: dict[str, dict[str, float]]) -> str | None:
 
 def _rename(voice: str, stand_in: str, lang: str) -> str:
     return voice.replace(f"espeak.{stand_in}.", f"espeak.{lang}.") if voice.startswith(f"espeak.{stand_in}.") else voice
-
-
-def _best(scores: dict[str, dict[str, float]], prefix: str) -> float:
-    return max((s["intelligibility"] for v, s in scores.items() if v.startswith(prefix)), default=0.0)
 
 
 def _yaml(table: dict[str, Any]) -> str:
