@@ -22,15 +22,18 @@ import soundfile as sf
 import soxr
 
 from deployments.engines.errors import EngineError
+from deployments.engines.voice.cloner import PREPARED_RATE
+from deployments.engines.voice.sample import SampleLimits
 from pipelines.dubbing.lines import DubLine
 from pipelines.dubbing.voices import Speaker, VoiceChoice
 
 log = logging.getLogger(__name__)
 
-#: The cloner's sample limits (docs/voice-samples.md): at least 10 s, at most 60 s of audio.
-MIN_SPEECH_S = 10.0
-MAX_SPEECH_S = 55.0
-SAMPLE_RATE = 16_000
+#: The cloner's sample limits (docs/voice-samples.md): at least 10 s of speech, at most 60 s of audio in all,
+#: of which 5 s are left for the gaps between lines.
+MIN_SPEECH_S = SampleLimits().min_s
+MAX_SPEECH_S = SampleLimits().max_s - 5.0
+SAMPLE_RATE = PREPARED_RATE
 #: Silence put between two lines of a sample.
 GAP_S = 0.25
 
