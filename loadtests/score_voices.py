@@ -7,7 +7,8 @@ For each contract language, every candidate voice reads the project's round-trip
 * Kokoro's English voices (``af_heart``, ``am_michael``) reading espeak-ng's phonemes, for every other
   language espeak-ng reads;
 * espeak-ng's female and male voice of the language, and for a language espeak-ng lacks (``tl``) the voices
-  of close languages that could stand in (``STAND_INS``);
+  of close languages that could stand in (``STAND_INS``); each also read slower (``SLOW_WPM``, as
+  ``espeak.<lang>.<gender>@<wpm>``), since formant speech read slower is heard better in some languages;
 * Piper's English voice.
 
 Whisper (base, int8, one greedy pass; ``--whisper tiny`` is quicker and coarser) names the language of each clip,
@@ -18,6 +19,11 @@ and transcribes each clip with the language given. A voice scores:
 * ``cer``: character error rate of the transcript against the text, both normalised as the TTS service
   normalises text (numbers spelt out), lower-cased, without punctuation and spaces;
 * ``intelligibility`` = ``language`` × (1 − ``cer``).
+
+An espeak-ng voice keeps the rate it scored best at (the faster one unless a slower one is more intelligible
+by ``SLOW_MARGIN``); its score is then recorded under the plain voice id with ``wpm``, the other rates'
+under ``rate_scores``, and ``espeak_wpm`` collects the voices that read slower (``voice_wpm`` of espeak-ng's
+options in ``configs/local.yaml``).
 
 ``configs/voices.yaml`` gets per language and gender the ``default`` voice (the most intelligible; a TTS
 request without a voice and ``default-*`` dubbing use it) and the ``ranked`` order of ``professional-*``
@@ -58,6 +64,15 @@ from deployments.engines.tts.espeak import ESPEAK_VOICES  # noqa: E402
 from deployments.engines.tts.kokoro_voices import PLANS, gender_of  # noqa: E402
 from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
 from deployments.engines.tts.text import normalise  # noqa: E402
+from loadtests.voice_table_doc import (  # noqa: E402
+    BASE_WPM,
+    PROFESSIONAL_MARGIN,
+    SLOW_MARGIN,
+    SLOW_WPM,
+    STAND_IN_MAX_CER,
+    table_doc,
+    table_yaml,
+)
 from tests.support.text import edit_rate  # noqa: E402
 
 SENTENCES = ROOT / "tests" / "data" / "speech" / "round_trip.yaml"
@@ -69,12 +84,8 @@ DOC = ROOT / "docs" / "voices.md"
 STAND_INS: dict[str, tuple[str, ...]] = {"tl": ("id", "ms", "es")}
 #: Kokoro's English voices that read other languages' phonemes.
 BORROWED = ("af_heart", "am_michael")
-#: A neural voice this close to the best voice's intelligibility leads the professional order.
-PROFESSIONAL_MARGIN = 0.05
-#: A stand-in voice is offered where Whisper, told the language, hears it at least as well as the median
-#: espeak-ng voice of a language espeak-ng has (character error rate 0.53 in the 2026-11 table).
-STAND_IN_MAX_CER = 0.5
 NEURAL = ("kokoro", "piper")
+ENGINES = ("kokoro", "espeak", "piper")
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,7 @@ class Candidate:
     engine: str
     gender: str
     stand_in: str | None = None
+    wpm: int | None = None  # an espeak-ng voice read at this rate rather than BASE_WPM
 
 
 def clean(text: str, lang: str) -> str:
@@ -115,12 +127,20 @@ def candidates(lang: str, engines: dict[str, Any], per_gender: int) -> list[Cand
     elif lang in engines["kokoro"].languages():
         out += [Candidate(f"kokoro.{name}", "kokoro", gender_of(name)) for name in BORROWED]
     if lang in engines["espeak"].languages() and lang not in STAND_INS:  # not a stand-in under the language's name
-        out += [Candidate(f"espeak.{lang}.{g}", "espeak", g) for g in ("female", "male")]
+        out += [Candidate(f"espeak.{lang}.{g}", "espeak", g, wpm=w) for g in ("female", "male") for w in RATES]
     for stand_in in STAND_INS.get(lang, ()):
-        out += [Candidate(f"espeak.{stand_in}.{g}", "espeak", g, stand_in) for g in ("female", "male")]
+        out += [Candidate(f"espeak.{stand_in}.{g}", "espeak", g, stand_in, w) for g in ("female", "male") for w in RATES]
     if lang == "en":
         out.append(Candidate("piper.en_us_joe", "piper", "male"))
     return out
+
+
+RATES: tuple[int | None, ...] = (None, *SLOW_WPM)
+
+
+def key(candidate: Candidate) -> str:
+    """The candidate's name in the scores: the voice id, with ``@<wpm>`` for a slower read."""
+    return candidate.voice if candidate.wpm is None else f"{candidate.voice}@{candidate.wpm}"
 
 
 def score(synth: Synthesizer, whisper: WhisperEngine, candidate: Candidate, lang: str, texts: list[str]) -> dict[str, float]:
@@ -134,7 +154,9 @@ def score(synth: Synthesizer, whisper: WhisperEngine, candidate: Candidate, lang
     speak_lang = candidate.stand_in or lang
     for text in texts:
         started = time.perf_counter()
-        audio, rate = synth.render(SpeechRequest(text=text, lang=speak_lang, voice=candidate.voice, output_format="wav"))
+        speed = (candidate.wpm or BASE_WPM) / BASE_WPM
+        request = SpeechRequest(text=text, lang=speak_lang, voice=candidate.voice, speed=speed, output_format="wav")
+        audio, rate = synth.render(request)
         rtfs.append((time.perf_counter() - started) / max(len(audio) / rate, 1e-3))
         clip = soxr.resample(audio, rate, 16_000).astype(np.float32)
         heard = " ".join(s.text for s in whisper.transcribe(clip, lang, 0.0).segments)
@@ -200,13 +222,16 @@ def main() -> None:
     parser.add_argument("--per-gender", type=int, default=4, help="Kokoro's own voices scored per gender")
     parser.add_argument("--whisper", choices=("base", "tiny"), default="base")
     parser.add_argument("--resume", action="store_true", help="keep the table's other languages (a run cut short)")
+    parser.add_argument(
+        "--engines", default=",".join(ENGINES), help="score only these engines' voices; the table's other scores stay"
+    )
     parser.add_argument("--rechoose", action="store_true", help="only choose again from the scores in the table")
     args = parser.parse_args()
     if args.rechoose:
         table = yaml.safe_load(OUT.read_text(encoding="utf-8"))
         finish(table)
-        OUT.write_text(_yaml(table), encoding="utf-8")
-        DOC.write_text(_doc(table, args.whisper, args.sentences), encoding="utf-8")
+        OUT.write_text(table_yaml(table), encoding="utf-8")
+        DOC.write_text(table_doc(table, args.whisper, args.sentences), encoding="utf-8")
         print(f"kokoro borrowed_languages: {table['kokoro_borrowed']}; espeak stand_ins: {table['stand_ins']}")
         return
     langs = args.langs.split(",")
@@ -225,22 +250,38 @@ def main() -> None:
         texts = pick(texts_by_lang[lang], args.sentences)
         scores: dict[str, dict[str, float]] = {}
         genders: dict[str, str] = {}
+        engines_scored = set(args.engines.split(","))
+        if engines_scored != set(ENGINES):  # the other engines' voices keep their scores (rates folded in already)
+            kept = (languages.get(lang) or {}).get("scores") or {}
+            scores = {v: s for v, s in kept.items() if v.split(".")[0] not in engines_scored}
+            genders = {v: voice_gender(v) for v in scores}
         for candidate in candidates(lang, engines, args.per_gender):
-            scores[candidate.voice] = score(synth, whisper, candidate, lang, texts)
-            genders[candidate.voice] = candidate.gender
-            print(f"{lang} {candidate.voice:26} {candidate.gender:6} {scores[candidate.voice]}", flush=True)
+            if candidate.engine not in engines_scored:
+                continue
+            scores[key(candidate)] = score(synth, whisper, candidate, lang, texts)
+            genders[key(candidate)] = candidate.gender
+            print(f"{lang} {key(candidate):30} {candidate.gender:6} {scores[key(candidate)]}", flush=True)
+        scores, rate_scores = keep_best_rate(scores)
+        genders = {v: g for v, g in genders.items() if v in scores}
         stand_in = _stand_in(lang, scores)
         others = {f"espeak.{s}." for s in STAND_INS.get(lang, ()) if s != stand_in}
         scores = {v: s for v, s in scores.items() if not v.startswith(tuple(others))}
         if stand_in is not None:  # as the service offers it: espeak.<lang>.<gender>, read by the stand-in's voice
             scores = {_rename(v, stand_in, lang): s for v, s in scores.items()}
             genders = {_rename(v, stand_in, lang): g for v, g in genders.items()}
-        languages[lang] = {**choose(scores, genders), "scores": scores, **({"stand_in": stand_in} if stand_in else {})}
+        if stand_in is not None:
+            rate_scores = {_rename(v, stand_in, lang): r for v, r in rate_scores.items() if v.startswith(f"espeak.{stand_in}.")}
+        languages[lang] = {
+            **choose(scores, genders),
+            "scores": scores,
+            **({"rate_scores": rate_scores} if rate_scores else {}),
+            **({"stand_in": stand_in} if stand_in else {}),
+        }
         table["languages"] = languages
-        OUT.write_text(_yaml(table), encoding="utf-8")  # after each language: a cut run goes on with --resume --langs
+        OUT.write_text(table_yaml(table), encoding="utf-8")  # after each language: a cut run goes on with --resume --langs
     finish(table)
-    OUT.write_text(_yaml(table), encoding="utf-8")
-    DOC.write_text(_doc(table, args.whisper, args.sentences), encoding="utf-8")
+    OUT.write_text(table_yaml(table), encoding="utf-8")
+    DOC.write_text(table_doc(table, args.whisper, args.sentences), encoding="utf-8")
     print(f"wrote {OUT.relative_to(ROOT)} and {DOC.relative_to(ROOT)}")
     print(f"kokoro borrowed_languages: {table['kokoro_borrowed']}; espeak stand_ins: {table['stand_ins']}")
 
@@ -259,6 +300,34 @@ def finish(table: dict[str, Any]) -> None:
         if lang not in PLANS and lang not in table["kokoro_borrowed"]:
             entry["ranked"] = {g: [v for v in vs if not v.startswith("kokoro.")] for g, vs in entry["ranked"].items()}
     table["stand_ins"] = {lang: entry["stand_in"] for lang, entry in languages.items() if entry.get("stand_in")}
+    table["espeak_wpm"] = {
+        voice: s["wpm"] for entry in languages.values() for voice, s in entry["scores"].items() if s.get("wpm")
+    }
+
+
+def keep_best_rate(scores: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[int, Any]]]:
+    """One score per voice: an espeak-ng voice's best rate (a slower one only ``SLOW_MARGIN`` more intelligible).
+
+    Returns the scores by plain voice id (``wpm`` added where a slower rate won) and every rate's scores of the
+    voices read at several rates (``{voice: {wpm: score}}``), for the record.
+    """
+    rates: dict[str, dict[int, dict[str, Any]]] = {}
+    kept: dict[str, dict[str, Any]] = {}
+    for name, s in scores.items():
+        voice, _, wpm = name.partition("@")
+        if wpm:
+            rates.setdefault(voice, {})[int(wpm)] = s
+        else:
+            kept[voice] = s
+    for voice, slower in rates.items():
+        base = kept.get(voice)
+        best_wpm, best = max(slower.items(), key=lambda kv: (kv[1]["intelligibility"], kv[1]["language"]))
+        if base is None or best["intelligibility"] >= base["intelligibility"] + SLOW_MARGIN:
+            kept[voice] = {**best, "wpm": best_wpm}
+        if base is not None:
+            slower = {BASE_WPM: base, **slower}
+        rates[voice] = slower
+    return kept, rates
 
 
 def voice_gender(voice: str) -> str:
@@ -284,60 +353,6 @@ def _stand_in(lang: str, scores: dict[str, dict[str, float]]) -> str | None:
 
 def _rename(voice: str, stand_in: str, lang: str) -> str:
     return voice.replace(f"espeak.{stand_in}.", f"espeak.{lang}.") if voice.startswith(f"espeak.{stand_in}.") else voice
-
-
-def _yaml(table: dict[str, Any]) -> str:
-    header = (
-        "# Written by loadtests/score_voices.py (docs/voices.md): per language and gender the most intelligible voice\n"
-        "# (`default`) and the professional order (`ranked`), from a Whisper round trip of every candidate voice.\n"
-    )
-    return header + yaml.safe_dump(table, sort_keys=True, allow_unicode=True, width=120)
-
-
-def _doc(table: dict[str, Any], whisper: str, sentences: int) -> str:
-    rows = [
-        "# Voices, measured",
-        "",
-        f"Every voice the service can speak a language with read the project's {sentences} round-trip sentences of",
-        f"that language (`tests/data/speech/round_trip.yaml`). Whisper {whisper} (int8, greedy) gave the probability",
-        "of the language on the whole read (**lang**; ✓ where it is the language Whisper names) and transcribed",
-        "each sentence with the language given (**CER**: character error rate, numbers spelt out, without",
-        "punctuation and spaces; **#CER**: the same on the two sentences with numbers). **Score** = lang × (1 − CER).",
-        "The most intelligible voice of each gender is the language's default (a TTS request without a voice,",
-        "`default-*` dubbing); ties go to the higher lang (Whisper base writes Hindi in Urdu script, so every",
-        "Hindi CER is 1). `professional-*` dubbing takes a neural voice (Kokoro, Piper) when it is within",
-        f"{PROFESSIONAL_MARGIN:.2f} of the best. Written by `loadtests/score_voices.py` with `configs/voices.yaml`.",
-        "",
-        "| language | default female | score / lang / CER / #CER | default male | score / lang / CER / #CER"
-        " | other voices (score) |",
-        "|---|---|---|---|---|---|",
-    ]
-    named = 0
-    for lang, entry in sorted(table.get("languages", {}).items()):
-        scores = entry["scores"]
-        defaults = entry.get("default", {})
-        cells = []
-        for gender in ("female", "male"):
-            voice = defaults.get(gender)
-            s = scores.get(voice) if voice else None
-            mark = " ✓" if s and s.get("named") else ""
-            if s:
-                cer = f"{s['cer']:.2f} / {s['cer_numbers']:.2f}"
-                cells.append(f"{voice} | {s['intelligibility']:.2f} / {s['language']:.2f}{mark} / {cer}")
-            else:
-                cells.append("— | —")
-        others = ", ".join(f"{v} ({s['intelligibility']:.2f})" for v, s in scores.items() if v not in defaults.values())
-        rows.append(f"| {lang} | {cells[0]} | {cells[1]} | {others} |")
-        named += any(scores[v].get("named") for v in defaults.values() if v in scores)
-    rows += [
-        "",
-        f"Languages whose default voice Whisper names right: **{named} of {len(table.get('languages', {}))}**.",
-        f"Kokoro's English voices read: {', '.join(table.get('kokoro_borrowed', [])) or 'none'}"
-        " (where one of them is a default voice). espeak-ng stand-ins (a close language's voice, offered at a CER of",
-        f" {STAND_IN_MAX_CER} or less): {table.get('stand_ins') or 'none'}.",
-        "",
-    ]
-    return "\n".join(rows)
 
 
 if __name__ == "__main__":

@@ -118,7 +118,8 @@ def test_an_unknown_engine_is_refused() -> None:
 
 def test_describe_echoes_the_effective_options() -> None:
     described = create_engine("espeak", {"timeout_s": 5}).describe()
-    assert described == {"engine": "espeak", "binary": "espeak-ng", "timeout_s": 5.0, "base_wpm": 175, "stand_ins": {}}
+    expected = {"engine": "espeak", "binary": "espeak-ng", "timeout_s": 5.0, "base_wpm": 175, "stand_ins": {}, "voice_wpm": {}}
+    assert described == expected
 
 
 def test_keyword_overrides_are_validated_too() -> None:

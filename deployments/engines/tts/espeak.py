@@ -5,6 +5,9 @@ a command line, never through a shell), the WAV read from stdout. Two native
 voices per language, ``espeak.<lang>.female`` and ``espeak.<lang>.male``, are the
 language's espeak voice with the ``+f2`` / ``+m1`` variant.
 
+A voice reads at ``base_wpm`` words per minute at speed 1.0, or at the rate the voice table measured
+most intelligible for it (``voice_wpm``: formant speech read slower is heard better in some languages).
+
 Options: ``EspeakOptions``.
 """
 
@@ -15,10 +18,10 @@ import shutil
 import struct
 import subprocess
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from deployments.engines.errors import EngineFailure, EngineUnavailable, InvalidInput, UnsupportedLanguage
 from deployments.engines.options import EngineOptions
@@ -65,6 +68,20 @@ class EspeakOptions(EngineOptions):
         description="Language → espeak-ng voice of a close language that reads it, for a language espeak-ng has no "
         "voice for (tl: a measured stand-in, loadtests/score_voices.py); a language it has keeps its own voice.",
     )
+    voice_wpm: dict[str, Annotated[int, Field(ge=MIN_WPM, le=MAX_WPM)]] = Field(
+        default_factory=dict,
+        description="Voice (espeak.<lang>.<gender>) → its words per minute at speed 1.0, where the voice table "
+        "measured a slower read more intelligible (loadtests/score_voices.py); other voices read at base_wpm.",
+    )
+
+    @field_validator("voice_wpm")
+    @classmethod
+    def _voice_ids(cls, value: dict[str, int]) -> dict[str, int]:
+        for voice in value:
+            parts = voice.split(".")
+            if len(parts) != 3 or parts[0] != "espeak" or parts[2] not in VARIANTS:
+                raise ValueError(f"{voice!r} is not an espeak-ng voice (espeak.<lang>.female|male)")
+        return value
 
 
 class EspeakEngine(TtsEngine):
@@ -150,7 +167,8 @@ class EspeakEngine(TtsEngine):
             raise UnsupportedLanguage(f"espeak-ng does not speak {lang!r}", target=lang)
         if not text.strip():
             raise InvalidInput("nothing to say: the text is empty")
-        wpm = round(self.options.base_wpm * _speed(speed))
+        base = self.options.voice_wpm.get(voice, self.options.base_wpm) if isinstance(voice, str) else self.options.base_wpm
+        wpm = round(base * _speed(speed))
         command = [str(self._binary), "-v", f"{espeak_voice}+{variant}", "-s", str(min(max(wpm, MIN_WPM), MAX_WPM))]
         samples, rate = read_wav(self._run([*command, "-b", "1", "--stdin", "--stdout"], text))
         if samples.size == 0 or float(np.max(np.abs(samples))) < SILENCE_PEAK:

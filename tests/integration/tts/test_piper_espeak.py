@@ -221,6 +221,31 @@ def test_espeak_speed_changes_duration(espeak):
     assert len(fast) / len(slow) < 0.6
 
 
+def test_a_voice_with_a_measured_rate_reads_slower_and_only_that_voice(espeak):
+    from deployments.engines.tts.espeak import EspeakEngine
+
+    slower = EspeakEngine(voice_wpm={"espeak.tr.female": 115})
+    slower.start()
+    text = "Yarın saat dokuzda buluşalım mı?"
+    base, _ = espeak.speak(text, "espeak.tr.female", "tr")
+    slow, _ = slower.speak(text, "espeak.tr.female", "tr")
+    male_base, _ = espeak.speak(text, "espeak.tr.male", "tr")
+    male, _ = slower.speak(text, "espeak.tr.male", "tr")
+    assert 1.25 < len(slow) / len(base) < 1.8  # 175 / 115 = 1.52 words per minute (pauses do not all stretch)
+    assert len(male) == len(male_base)
+    half, _ = slower.speak(text, "espeak.tr.female", "tr", speed=2.0)  # speed scales the voice's own rate
+    assert len(half) < 0.65 * len(slow)
+
+
+def test_a_rate_for_something_not_an_espeak_voice_is_refused():
+    from deployments.engines.options import OptionsError
+    from deployments.engines.tts.espeak import EspeakEngine
+
+    for bad in ({"kokoro.af_heart": 120}, {"espeak.tr": 120}, {"espeak.tr.female": 20}):
+        with pytest.raises(OptionsError, match="voice_wpm"):
+            EspeakEngine(voice_wpm=bad)
+
+
 def test_espeak_refuses_what_it_cannot_say(espeak):
     with pytest.raises(UnsupportedLanguage):
         espeak.speak("Mabuhay.", "espeak.en.female", "xx")

@@ -51,6 +51,7 @@ def test_the_cpu_profile_offers_every_voice_the_table_chooses() -> None:
     options = {spec["engine"]: spec.get("options") or {} for spec in tts["engines"]}
     assert sorted(options["kokoro"]["borrowed_languages"]) == table["kokoro_borrowed"]
     assert options["espeak"]["stand_ins"] == table["stand_ins"]
+    assert options["espeak"].get("voice_wpm", {}) == table.get("espeak_wpm", {})
     kokoro_speaks = set(table["kokoro_borrowed"]) | set(PLANS)
     for lang, entry in table["languages"].items():
         for voices in entry["ranked"].values():
