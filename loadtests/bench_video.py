@@ -162,7 +162,7 @@ def service_job(
         token = make_token(redis_url)
         headers = {"Authorization": f"Bearer {token}"}
         results: dict[str, tuple[float, dict, dict[str, float]]] = {}
-        with httpx.Client(base_url=base, timeout=120) as client:
+        with httpx.Client(base_url=base, timeout=120, headers=headers) as client:  # on_done calls with the same token
             for label, fields in jobs.items():
                 started = time.perf_counter()
                 with video.open("rb") as fh:

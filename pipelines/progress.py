@@ -2,7 +2,8 @@
 
 Stages and shares (contract 2.1): validating 2, extracting 10, recognizing 30,
 diarizing 15 (only with diarization), translating 25, synthesizing 18,
-packaging 5. Progress is the finished shares plus the running stage's share
+packaging 5; a revision runs validating, translating, synthesizing and packaging.
+Progress is the finished shares plus the running stage's share
 times its fraction, rescaled to 100 over the stages this task runs; it never
 goes back (the task store also refuses to lower it) and reaches 100 only on
 completion. ``estimated_seconds`` while processing is the *remaining* time:
@@ -28,18 +29,29 @@ STAGE_SHARES: tuple[tuple[str, int], ...] = (
 Sink = Callable[[str, int, int], Awaitable[None]]
 
 
-def stages_for(diarization: bool) -> tuple[tuple[str, int], ...]:
-    return tuple((name, share) for name, share in STAGE_SHARES if diarization or name != "diarizing")
+#: A revision renders a stored transcript again: nothing is extracted, recognized or diarized.
+REVISION_SKIPS = frozenset({"extracting", "recognizing", "diarizing"})
+
+
+def stages_for(diarization: bool, revision: bool = False) -> tuple[tuple[str, int], ...]:
+    skip = REVISION_SKIPS if revision else frozenset() if diarization else frozenset({"diarizing"})
+    return tuple((name, share) for name, share in STAGE_SHARES if name not in skip)
 
 
 class Progress:
     """Tracks the running stage and reports throttled, monotonic updates."""
 
     def __init__(
-        self, sink: Sink, *, diarization: bool = False, initial_estimate_s: int = 60, min_interval_s: float = 0.5
+        self,
+        sink: Sink,
+        *,
+        diarization: bool = False,
+        revision: bool = False,
+        initial_estimate_s: int = 60,
+        min_interval_s: float = 0.5,
     ) -> None:
         self.sink = sink
-        self.stages = stages_for(diarization)
+        self.stages = stages_for(diarization, revision)
         self.total = sum(share for _, share in self.stages)
         self.initial_estimate_s = max(1, initial_estimate_s)
         self.min_interval_s = min_interval_s

@@ -50,6 +50,11 @@ class TranslatedTranscript:
     cues: list[Cue]
     char_count: int
     lines: list[DubLine]
+    #: What a revision renders from (pipelines/transcript_store.py): the source cues of each sentence, the
+    #: sentences and their translations (before any profanity filter: the filter is applied at each rendering).
+    groups: list[tuple[Cue, ...]] = dataclasses.field(default_factory=list)
+    sentences: list[str] = dataclasses.field(default_factory=list)
+    translations: list[str] = dataclasses.field(default_factory=list)
 
 
 def job_glossary(spec: VideoJobSpec, source: str) -> Glossary | None:
@@ -58,14 +63,14 @@ def job_glossary(spec: VideoJobSpec, source: str) -> Glossary | None:
     return glossary if glossary and glossary.applies_to(source, spec.target_lang) else None
 
 
-def _options(spec: VideoJobSpec) -> SegmentationOptions:
+def options_of(spec: VideoJobSpec) -> SegmentationOptions:
     return SegmentationOptions(
         max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration, speaker_labels=spec.enable_diarization
     )
 
 
 def _groups(spec: VideoJobSpec, transcript: Transcript) -> list[tuple[Cue, ...]]:
-    return group_sentences(segment_segments(transcript.segments, _options(spec)))
+    return group_sentences(segment_segments(transcript.segments, options_of(spec)))
 
 
 def _sentence(group: tuple[Cue, ...]) -> str:
@@ -118,13 +123,21 @@ async def translate_transcript(
     groups = _groups(spec, transcript)
     sentences = [_sentence(g) for g in groups]
     translations = await _translate_all(sentences, source, spec, early.translate if early else translate, report, summarize)
-    laid_out = translate_sentences(groups, translations, _options(spec), bilingual=spec.bilingual)
+    return lay_out(spec, groups, sentences, translations, source)
+
+
+def lay_out(
+    spec: VideoJobSpec, groups: list[tuple[Cue, ...]], sentences: list[str], translations: list[str], source: str
+) -> TranslatedTranscript:
+    """Translations laid over their sentences' cues (profanity filter applied), and the dubbing lines."""
+    laid_out = translate_sentences(groups, translations, options_of(spec), bilingual=spec.bilingual)
+    spoken = translations
     if spec.profanity_filter:
         laid_out = censor_cues(laid_out, spec.target_lang, source if spec.bilingual else None)
-        spoken = ProfanityFilter(spec.target_lang)
-        translations = [spoken.censor(t) for t in translations]
-    lines = dub_lines(groups, translations, sentences) if spec.enable_dubbing else []
-    return TranslatedTranscript(laid_out, sum(len(t) for t in translations), lines)
+        words = ProfanityFilter(spec.target_lang)
+        spoken = [words.censor(t) for t in translations]
+    lines = dub_lines(groups, spoken, sentences) if spec.enable_dubbing else []
+    return TranslatedTranscript(laid_out, sum(len(t) for t in spoken), lines, list(groups), sentences, translations)
 
 
 async def _translate_all(

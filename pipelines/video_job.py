@@ -15,6 +15,7 @@ from pipelines.job_runner import JobContext
 from pipelines.outcome import Done, Outcome
 from pipelines.progress import Progress
 from pipelines.services import WorkerServices
+from pipelines.video_revision import revise_video
 from pipelines.video_translation import PipelineDeps, translate_video
 from pipelines.wiring import build_deps
 
@@ -24,7 +25,7 @@ DepsFactory = Callable[[WorkerServices, Task, VideoJobSpec], PipelineDeps]
 
 
 class VideoJobHandler:
-    """Runs video translation tasks (contract 4.1) with progress in the contract's stages."""
+    """Runs video translation tasks (contract 4.1), and their revisions, with progress in the contract's stages."""
 
     error_group = ErrorGroup.VIDEO
     first_stage = "validating"
@@ -34,13 +35,19 @@ class VideoJobHandler:
 
     async def run(self, task: Task, ctx: JobContext) -> Outcome:
         spec = VideoJobSpec.model_validate(task.params)
-        progress = Progress(ctx.report, diarization=spec.enable_diarization, initial_estimate_s=task.estimated_seconds or 60)
+        revision = spec.revision is not None
+        progress = Progress(
+            ctx.report, diarization=spec.enable_diarization, revision=revision, initial_estimate_s=task.estimated_seconds or 60
+        )
         started = time.monotonic()
-        result = await translate_video(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
+        run = revise_video if revision else translate_video
+        result = await run(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
         elapsed = time.monotonic() - started
         timings = progress.timings()
         log.info("task %s completed in %.1f s; stages %s", task.task_id, elapsed, timings)
         metrics.stage_durations(timings)
+        if revision:  # a revision's speed says nothing about recognizing a video
+            return Done(result)
         try:
             await ctx.services.speed.record(spec.speed_kind, elapsed, float(result.get("duration") or 0))
         except TRANSIENT as exc:  # an estimate is not worth failing a finished task

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from core.specs.transcript import TRANSCRIPT_NAME, StoredTranscript
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
 from deployments.capabilities import translates
 from deployments.engines.asr.audio import SAMPLE_RATE, load_audio
@@ -40,6 +41,7 @@ from pipelines.subtitles import (
     SubtitleStyle,
     render,
 )
+from pipelines.transcript_store import dubbing_by_segment, to_stored
 from pipelines.transcript_translation import TranslatedTranscript, job_glossary, start_early, translate_transcript
 
 SUBTITLE_TYPES = {"srt": "application/x-subrip", "vtt": "text/vtt", "ass": "text/x-ssa"}
@@ -87,6 +89,7 @@ class PipelineDeps:
         diarize: (audio, speaker_count, offset, on_fraction) → speaker turns of the whole recording
             (None: no diarizer deployed).
         dubbing: what dubbing calls out to (None: no TTS deployed).
+        load_transcript: task id → its stored transcript, or None when it is gone (revisions).
     """
 
     obtain: Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]
@@ -100,6 +103,7 @@ class PipelineDeps:
     summarize: Callable[[list[str], str], Awaitable[str | None]] | None = None
     diarize: Callable[[np.ndarray, int | None, float, Callable[[float], None]], Awaitable[Diarization]] | None = None
     dubbing: DubbingDeps | None = None
+    load_transcript: Callable[[str], Awaitable[StoredTranscript | None]] | None = None
 
 
 async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
@@ -151,15 +155,23 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     if spec.enable_dubbing:
         dubbed = await _dub(spec, translated, speakers, language, info, media, workdir, deps, progress)
         source = dubbed[0]
-    outputs = await _render(spec, translated.cues, info, source, workdir, deps)
+    outputs = await render_outputs(spec, translated.cues, frame_size(info), source, workdir, deps)
     if dubbed is not None:
         if spec.output_format != "burned_video":  # there the burned video is the dubbed one: nothing else to store
             outputs["dubbed_video"] = dubbed[0]
-        outputs["dubbing_report"] = _write(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
+        outputs["dubbing_report"] = write_file(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
 
     await progress.enter("packaging")
+    stored = to_stored(
+        translated.groups, translated.sentences, translated.translations, speakers,
+        dubbing_by_segment(translated.groups, dubbed[1]) if dubbed is not None else None,
+        source_lang=language, target_lang=spec.target_lang, duration=info.duration,
+        span=(start, end if end is not None else info.duration), size=frame_size(info),
+        speaker_labels=spec.enable_diarization,
+    )  # fmt: skip
+    await store_transcript(stored, workdir, deps)
     result = {
-        **await _publish(spec, outputs, deps),
+        **await publish_outputs(spec, outputs, deps),
         "duration": round(info.duration, 3),
         "char_count": translated.char_count,
         "source_lang": language,
@@ -181,7 +193,7 @@ async def _recognize(
     """The transcript; on long recordings cut into chunks, translation of the settled sentences
     starts while later chunks are still being recognized (docs/video.md, "Recognition and translation overlap")."""
     early = start_early(spec, language, translate)
-    reporter = _reporter(progress, "recognizing")
+    reporter = stage_reporter(progress, "recognizing")
     if early is None:
         return await deps.transcribe(audio, language, start, reporter), None
     try:
@@ -199,7 +211,7 @@ async def _diarize(
     """Speaker turns over the whole recording, then each word's speaker by time."""
     if deps.diarize is None:
         raise EngineUnavailable("speaker diarization is not deployed on this service")
-    diarization = await deps.diarize(audio, spec.speaker_count, start, _reporter(progress, "diarizing"))
+    diarization = await deps.diarize(audio, spec.speaker_count, start, stage_reporter(progress, "diarizing"))
     transcript = assign_speakers(transcript, diarization)
     names = display_names(transcript)
     speakers = [
@@ -233,7 +245,7 @@ async def _dub(
     async def translate(request: TranslationRequest) -> TranslationResult:
         return await deps.translate(request, glossary)
 
-    reporter = _reporter(progress, "synthesizing")
+    reporter = stage_reporter(progress, "synthesizing")
     return await dub(request, translated.lines, speakers, media, workdir, deps.dubbing, translate, reporter, deps.timeout_s)
 
 
@@ -251,7 +263,7 @@ async def _check_pair(deps: PipelineDeps, source: str, target: str) -> None:
         )
 
 
-def _reporter(progress: Progress, stage: str) -> Callable[[float], None]:
+def stage_reporter(progress: Progress, stage: str) -> Callable[[float], None]:
     loop = asyncio.get_running_loop()
 
     def report(fraction: float) -> None:
@@ -260,30 +272,43 @@ def _reporter(progress: Progress, stage: str) -> Callable[[float], None]:
     return report
 
 
-async def _render(
-    spec: VideoJobSpec, cues: list[Cue], info: MediaInfo, media: Path, workdir: Path, deps: PipelineDeps
+async def store_transcript(transcript: StoredTranscript, workdir: Path, deps: PipelineDeps) -> None:
+    """``transcript.json`` next to the outputs, for revisions (docs/video-revisions.md); not a download of its own."""
+    path = write_file(workdir / TRANSCRIPT_NAME, transcript.model_dump_json(exclude={"task_id"}))
+    await deps.publish(path, TRANSCRIPT_NAME, "application/json")
+
+
+def frame_size(info: MediaInfo) -> tuple[int, int] | None:
+    return (info.video.width, info.video.height) if info.video and info.video.width and info.video.height else None
+
+
+async def render_outputs(
+    spec: VideoJobSpec, cues: list[Cue], size: tuple[int, int] | None, media: Path | None, workdir: Path, deps: PipelineDeps
 ) -> dict[str, Path]:
-    size = (info.video.width, info.video.height) if info.video and info.video.width and info.video.height else (1280, 720)
+    """The subtitle files the task asks for, and the burned video (``media`` is needed only to burn)."""
+    size = size or (1280, 720)
     style = dataclasses.replace(
         style_of(spec), font=await asyncio.to_thread(resolve_font, spec.subtitle_font, lang=spec.target_lang)
     )
     outputs: dict[str, Path] = {}
     for fmt in spec.subtitle_formats:
-        outputs[fmt] = _write(workdir / f"subtitles.{fmt}", render(cues, fmt, style, size))
+        outputs[fmt] = write_file(workdir / f"subtitles.{fmt}", render(cues, fmt, style, size))
     if spec.burns:
-        ass = outputs.get("ass") or _write(workdir / "burn.ass", render(cues, "ass", style, size))
+        if media is None:
+            raise ValueError("burning subtitles needs the video")
+        ass = outputs.get("ass") or write_file(workdir / "burn.ass", render(cues, "ass", style, size))
         outputs["burned_video"] = await asyncio.to_thread(
             burn_subtitles, media, ass, workdir / "video.mp4", timeout_s=deps.timeout_s
         )
     return outputs
 
 
-def _write(path: Path, text: str) -> Path:
+def write_file(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
 
 
-async def _publish(spec: VideoJobSpec, outputs: dict[str, Path], deps: PipelineDeps) -> dict[str, Any]:
+async def publish_outputs(spec: VideoJobSpec, outputs: dict[str, Path], deps: PipelineDeps) -> dict[str, Any]:
     urls: dict[str, str] = {}
     for kind, path in outputs.items():
         name, content_type = OUTPUT_FILES[kind]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from core.errors import ApiError, ErrorKind
+from core.specs.transcript import read_transcript
 from core.specs.video import MAX_VIDEO_BYTES, UploadSource, UrlSource, VideoJobSpec, billable_minutes, feature_charges
 from core.tasks import Task
 from deployments.engines.asr.audio import SAMPLE_RATE
@@ -21,6 +23,8 @@ from deployments.engines.net.fetch import download
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from pipelines.chunked_asr import ChunkedAsrOptions, transcribe_long
+from pipelines.dubbing.dubber import DubbingDeps
+from pipelines.dubbing.line_audio import LineAudio
 from pipelines.dubbing.wiring import dubbing_deps
 from pipelines.services import WorkerServices
 from pipelines.video_translation import PipelineDeps
@@ -113,8 +117,21 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         timeout_s=args.worker.step_timeout_s,
         summarize=summarize,
         diarize=_diarize(services),
-        dubbing=dubbing_deps(services),
+        dubbing=_with_line_audio(dubbing_deps(services), services, task, spec),
+        load_transcript=lambda task_id: read_transcript(services.files, task_id),
     )
+
+
+def _with_line_audio(deps: DubbingDeps | None, services: WorkerServices, task: Task, spec: VideoJobSpec) -> DubbingDeps | None:
+    """Spoken lines kept in the folder of the task that recognized the video (its revisions share them)."""
+    if deps is None:
+        return None
+    folder = str(spec.revision["root_task_id"]) if spec.revision else task.task_id
+
+    async def record(key: str, size: int) -> None:
+        await services.tasks.record_output(task.account_id, key, size)
+
+    return dataclasses.replace(deps, line_audio=LineAudio(services.files, folder, record))
 
 
 def _diarize(services: WorkerServices) -> Callable[..., Awaitable[Diarization]] | None:

@@ -28,6 +28,14 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         "case_sensitive": False,
         "description": "Item and place names of the game.",
     },
+    "ReviseRequest": {
+        "segments": [
+            {"id": "s3", "translation": "Nos vemos en la estación a las nueve."},
+            {"id": "s7", "source": "Take the northern gate, not the southern one."},
+            {"id": "s8", "speaker": "Speaker 2", "start": 41.2, "end": 44.0},
+        ],
+        "output_format": "all",
+    },
     "GlossaryUpdate": {"entries": [{"source": "mana potion", "target": "elixir de maná"}]},
     "GrammarCheckRequest": {
         "text": "She go to school every days, and their is no bus.",

@@ -174,6 +174,8 @@ class VideoJobSpec(VideoOptions):
     source: Annotated[UploadSource | UrlSource, Field(discriminator="kind")]
     glossary: GlossarySnapshot | None = None
     media_seconds: float | None = None
+    #: A revision's parent and edits (core/specs/revision.py, ``RevisionOf``); None for a task that recognizes.
+    revision: dict[str, Any] | None = None
 
     def stored(self) -> dict[str, Any]:
         """The JSON-ready form kept in the task record."""

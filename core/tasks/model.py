@@ -102,6 +102,9 @@ class Task:
             "progress": 100 if self.status is S.COMPLETED else self.progress,
             "created_at": iso(self.created_at),
         }
+        revision = self.params.get("revision") if isinstance(self.params, dict) else None
+        if isinstance(revision, dict):  # a revision of a video task (docs/video-revisions.md)
+            body["parent_task_id"], body["revision"] = revision.get("parent_task_id"), revision.get("number")
         if self.status in (S.QUEUED, S.PROCESSING) and self.estimated_seconds is not None:
             body["estimated_seconds"] = self.estimated_seconds
         if self.status is S.PROCESSING and self.stage:

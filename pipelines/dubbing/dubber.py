@@ -35,6 +35,7 @@ from deployments.engines.dubbing.tempo import change_tempo
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from deployments.engines.tts.synthesizer import SpeechRequest
 from deployments.engines.tts.voice_table import VoiceTable
+from pipelines.dubbing.line_audio import LineAudio, line_key
 from pipelines.dubbing.lines import DubLine
 from pipelines.dubbing.own_voices import FitVoice, OwnVoice, fit_own_voices
 from pipelines.dubbing.voices import FittedVoice, Speaker, VoiceChoice, choose_voices
@@ -66,6 +67,7 @@ class DubbingDeps:
         ranking: measured voice order per language (professional voices).
         fitted_voices: the account's ready fitted voices for a language, with embeddings (None: not used).
         fit_voice: fits a voice to a speaker's speech (``dubbing_voice=original``; None: no cloner deployed).
+        line_audio: spoken lines kept for revisions (pipelines/dubbing/line_audio.py; None: not kept).
     """
 
     synthesize: Callable[[SpeechRequest, float], Awaitable[tuple[np.ndarray, int]]]
@@ -74,6 +76,7 @@ class DubbingDeps:
     ranking: VoiceTable = dataclasses.field(default_factory=VoiceTable)
     fitted_voices: Callable[[str], Awaitable[list[FittedVoice]]] | None = None
     fit_voice: FitVoice | None = None
+    line_audio: LineAudio | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -184,9 +187,18 @@ async def _speak(request: DubRequest, text: str, choice: VoiceChoice, deps: Dubb
         text=text, lang=request.voice_lang, voice=choice.voice, style=choice.style, gender=choice.gender,
         speed=request.speed, output_format="wav",
     )  # fmt: skip
+    key = None
+    if deps.line_audio is not None:
+        key = line_key(text, choice.voice, choice.style, choice.gender, choice.semitones, request.speed, request.voice_lang)
+        kept = await deps.line_audio.get(key, TRACK_RATE)
+        if kept is not None:
+            return kept
     audio, rate = await deps.synthesize(speech, choice.semitones)
     audio = trim_silence(np.asarray(audio, np.float32), rate)
-    return audio if rate == TRACK_RATE else soxr.resample(audio, rate, TRACK_RATE).astype(np.float32)
+    audio = audio if rate == TRACK_RATE else soxr.resample(audio, rate, TRACK_RATE).astype(np.float32)
+    if key is not None and deps.line_audio is not None:
+        await deps.line_audio.put(key, audio, TRACK_RATE)
+    return audio
 
 
 def trim_silence(audio: np.ndarray, rate: int, floor_db: float = TRIM_FLOOR_DB, keep_s: float = TRIM_KEEP_S) -> np.ndarray:

@@ -24,6 +24,8 @@ class TaskRecord(BaseModel):
     completed_at: str | None = None
     result: dict[str, Any] | None = None
     error: TaskError | None = None
+    parent_task_id: str | None = Field(None, description="A revision's parent task (extension).")
+    revision: int | None = Field(None, description="A revision's number in its chain, 1 for the first (extension).")
 
 
 class VideoTranslateParams(VideoOptions):

@@ -76,9 +76,9 @@ def test_every_operation_documents_server_faults_and_load_shedding() -> None:
 
 def test_every_request_body_has_an_example_the_service_accepts() -> None:
     """Each operation's example is shown in the document and validates against the operation's own body model."""
-    from serve_app.routes import grammar, tts, voice
+    from serve_app.routes import grammar, revisions, tts, voice
 
-    routes = resources([r for m in (game, glossaries, grammar, tts, video, voice) for r in m.ROUTES])
+    routes = resources([r for m in (game, glossaries, grammar, tts, video, revisions, voice) for r in m.ROUTES])
     operations = [op for route in routes if isinstance(route, ApiResource) for op in route.operations.values()]
     operations += [route for route in routes if not isinstance(route, ApiResource)]
     bodies = {op.doc.body for op in operations if getattr(op, "doc", None) is not None and op.doc.body is not None}

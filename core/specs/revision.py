@@ -1,0 +1,83 @@
+"""``POST /v1/video/task/{task_id}/revise``: the edits and the output choices a revision may change.
+
+A revision renders the parent's stored transcript again (core/specs/transcript.py). What it may change
+besides the segments are the output choices: format, bilingual layout, subtitle style and line limits,
+dubbing and its voice, and the callback. Recognition choices (languages, engine, glossary, diarization,
+range) are the parent's: changing them means recognizing again, which a new submission does.
+Each choice has the submission's type, default and limits (:class:`core.specs.video.VideoOptions`);
+an omitted one is the parent's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.fields import FieldInfo
+
+from core.specs.transcript import MAX_EDITS, SegmentEdit
+from core.specs.video import VideoJobSpec, VideoOptions
+
+#: Submission fields a revision may set; the others stay the parent's.
+REVISABLE = (
+    "output_format",
+    "bilingual",
+    "subtitle_font",
+    "subtitle_size",
+    "subtitle_color",
+    "subtitle_outline",
+    "subtitle_outline_width",
+    "subtitle_bg",
+    "subtitle_position",
+    "max_subtitle_length",
+    "subtitle_max_duration",
+    "enable_dubbing",
+    "dubbing_voice",
+    "dubbing_speed",
+    "dubbing_bg_music",
+    "callback_url",
+)
+
+
+def _optional(name: str) -> tuple[Any, FieldInfo]:
+    info = VideoOptions.model_fields[name]
+    described = info.description or ""
+    return info.annotation | None, FieldInfo.merge_field_infos(  # type: ignore[return-value]
+        info, default=None, description=f"{described} Omitted: the parent task's.".strip()
+    )
+
+
+_ReviseOptions: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    "ReviseOptions",
+    __config__=ConfigDict(extra="forbid", str_strip_whitespace=True),
+    **{name: _optional(name) for name in REVISABLE},
+)
+
+
+class ReviseRequest(_ReviseOptions):  # type: ignore[misc,valid-type]
+    """The JSON body of a revision: edits to the parent's segments and output choices that differ."""
+
+    segments: list[SegmentEdit] = Field(min_length=1, max_length=MAX_EDITS, description="Edits, one per segment.")
+
+    def choices(self) -> dict[str, Any]:
+        """The output choices given (None: omitted)."""
+        return {name: getattr(self, name) for name in REVISABLE if getattr(self, name) is not None}
+
+
+class RevisionOf(BaseModel):
+    """What makes a video task a revision: its parent, its place in the chain and its edits."""
+
+    parent_task_id: str
+    root_task_id: str
+    number: int = Field(ge=1)
+    edits: list[SegmentEdit]
+
+
+def revision_spec(parent: VideoJobSpec, request: ReviseRequest, revision: RevisionOf) -> VideoJobSpec:
+    """The revision task's spec: the parent's, with the output choices given and the revision.
+
+    The callback is the revision's own (a parent's callback is not called again for its revisions).
+    Raises pydantic's ValidationError when the combination is invalid.
+    """
+    data = {**parent.stored(), "callback_url": None, **request.choices(), "revision": revision.model_dump(mode="json")}
+    return VideoJobSpec.model_validate(data)

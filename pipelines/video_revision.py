@@ -1,0 +1,149 @@
+"""A revision of a video task: its parent's stored transcript, edited, rendered again (docs/video-revisions.md).
+
+No recognition and no diarization: the edits (``core.specs.transcript.apply_edits``) are applied to the
+parent's segments; a segment whose source changed is translated again (the task's glossary applied,
+its neighbours as context) unless the edit gives its translation; subtitles are laid out by the usual
+rules; a dub is spoken again from the parent's voices. The source video is fetched only to burn or dub.
+The revision stores its own transcript, so it can be revised in turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from core.specs.revision import RevisionOf
+from core.specs.transcript import InvalidEdit, StoredTranscript, apply_edits
+from core.specs.video import UploadSource, VideoJobSpec
+from deployments.engines.errors import EngineUnavailable, InvalidInput
+from deployments.engines.media.probe import probe
+from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from pipelines.dubbing.dubber import DubRequest, dub
+from pipelines.progress import Progress
+from pipelines.transcript_store import dubbing_by_segment, groups_of, speakers_of, to_stored
+from pipelines.transcript_translation import CONTEXT_SENTENCES, job_glossary, lay_out, options_of
+from pipelines.video_translation import (
+    PipelineDeps,
+    publish_outputs,
+    render_outputs,
+    stage_reporter,
+    store_transcript,
+    write_file,
+)
+
+GONE = "the task's stored transcript is no longer kept (revisions are possible while its outputs are)"
+
+
+async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
+    """Run a revision; returns the task ``result`` object (the shape of any video task's)."""
+    revision = RevisionOf.model_validate(spec.revision)
+    await progress.enter("validating")
+    parent = await deps.load_transcript(revision.parent_task_id) if deps.load_transcript is not None else None
+    if parent is None:
+        raise InvalidInput(GONE)
+    try:
+        edited, changes = apply_edits(parent, revision.edits)
+    except InvalidEdit as exc:
+        raise InvalidInput(str(exc)) from exc
+
+    await progress.enter("translating")
+    translations = await _translations(spec, edited, changes, deps, progress)
+
+    await progress.enter("synthesizing")
+    relayout = {sid for sid, changed in changes.items() if changed & {"source", "times"}}
+    relabel = any("speaker" in changed for changed in changes.values())
+    groups = groups_of(edited, relayout, options_of(spec), relabel=relabel)
+    sentences = [segment.source for segment in edited.segments]
+    laid = lay_out(spec, groups, sentences, translations, edited.source_lang)
+    media = None
+    if spec.burns or spec.enable_dubbing:
+        media = await deps.obtain(spec.source, workdir)
+    dubbed = None
+    if spec.enable_dubbing:
+        assert media is not None
+        dubbed = await _dub(spec, edited, laid.lines, media, workdir, deps, progress)
+    outputs = await render_outputs(spec, laid.cues, edited.size, dubbed[0] if dubbed else media, workdir, deps)
+    if dubbed is not None:
+        if spec.output_format != "burned_video":
+            outputs["dubbed_video"] = dubbed[0]
+        outputs["dubbing_report"] = write_file(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
+
+    await progress.enter("packaging")
+    stored = to_stored(
+        groups, sentences, translations, speakers_of(edited),
+        dubbing_by_segment(groups, dubbed[1]) if dubbed is not None else None,
+        ids=[s.id for s in edited.segments], root_task_id=revision.root_task_id,
+        parent_task_id=revision.parent_task_id, revision=revision.number, source_lang=edited.source_lang,
+        target_lang=edited.target_lang, duration=edited.duration, span=edited.span, size=edited.size,
+        speaker_labels=edited.speaker_labels,
+    )  # fmt: skip
+    await store_transcript(stored, workdir, deps)
+    result = {
+        **await publish_outputs(spec, outputs, deps),
+        "duration": round(edited.duration, 3),
+        "char_count": laid.char_count,
+        "source_lang": edited.source_lang,
+    }
+    if spec.enable_diarization:
+        names = {s.speaker for s in edited.segments if s.speaker}
+        result["speakers"] = [
+            {"speaker": s["name"], "seconds": s.get("seconds"), "gender": s.get("gender")}
+            for s in edited.speakers
+            if s["name"] in names
+        ]
+    return result
+
+
+async def _translations(
+    spec: VideoJobSpec, transcript: StoredTranscript, changes: dict[str, set[str]], deps: PipelineDeps, progress: Progress
+) -> list[str]:
+    """Each segment's translation: as edited, as before, or translated again where only the source changed."""
+    segments = transcript.segments
+    again = [i for i, s in enumerate(segments) if changes.get(s.id, set()) & {"source", "translation"} == {"source"}]
+    translations = [s.translation for s in segments]
+    if not again or transcript.source_lang == transcript.target_lang.split("-")[0]:
+        for i in again:  # nothing to translate into: the text is its own translation
+            translations[i] = segments[i].source
+        return translations
+    glossary = job_glossary(spec, transcript.source_lang)
+    hints = TranslationHints(mode=spec.engine)
+    for done, i in enumerate(again):
+        before = tuple(s.source for s in segments[max(0, i - CONTEXT_SENTENCES) : i])
+        after = tuple(s.source for s in segments[i + 1 : i + 1 + CONTEXT_SENTENCES])
+        request = TranslationRequest(
+            (segments[i].source,), transcript.source_lang, spec.target_lang, context=before, hints=hints, following=after
+        )
+        result: TranslationResult = await deps.translate(request, glossary)
+        translations[i] = result.texts[0]
+        await progress.update("translating", (done + 1) / len(again))
+    return translations
+
+
+async def _dub(
+    spec: VideoJobSpec,
+    transcript: StoredTranscript,
+    lines: list[Any],
+    media: Path,
+    workdir: Path,
+    deps: PipelineDeps,
+    progress: Progress,
+) -> tuple[Path, dict[str, Any]]:
+    if deps.dubbing is None:
+        raise EngineUnavailable("AI dubbing needs the TTS deployment, which is not deployed on this service")
+    hint = spec.source.filename if isinstance(spec.source, UploadSource) else None
+    info = await asyncio.to_thread(probe, media, filename_hint=hint)
+    start, end = transcript.span
+    request = DubRequest(
+        voice=spec.dubbing_voice, speed=spec.dubbing_speed, bg_music=spec.dubbing_bg_music, target_lang=spec.target_lang,
+        source_lang=transcript.source_lang, start=start, end=min(end, info.duration), engine=spec.engine,
+    )  # fmt: skip
+    glossary = job_glossary(spec, transcript.source_lang)
+
+    async def translate(request: TranslationRequest) -> TranslationResult:
+        return await deps.translate(request, glossary)
+
+    speakers = speakers_of(transcript)
+    reporter = stage_reporter(progress, "synthesizing")
+    return await dub(request, lines, speakers, media, workdir, deps.dubbing, translate, reporter, deps.timeout_s)
