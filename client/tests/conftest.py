@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -14,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 SERVICE_ROOT = Path(__file__).resolve().parents[2]  # /work/main: the service, for its own error table and signer
+MEDIATRANS = Path(sys.executable).with_name("mediatrans")
 
 
 @dataclass
@@ -147,3 +151,71 @@ def task_record(task_id: str, status: str, progress: int | None = None, stage: s
     if stage is not None:
         record["stage"] = stage
     return record
+
+
+def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The ``mediatrans`` command as a subprocess."""
+    return subprocess.run([str(MEDIATRANS), *args], env=env, input=stdin, capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def env(server: LoopbackServer, tmp_path: Path) -> dict[str, str]:
+    """The environment of a ``mediatrans`` run against ``server``, with its config and cache under ``tmp_path``."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEDIATRANS_")},
+        "MEDIATRANS_BASE_URL": server.base_url,
+        "MEDIATRANS_TOKEN": "mt_cli_token",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "COLUMNS": "200",
+    }
+
+
+# A video task (PARENT), its transcript, and the revision (CHILD) the service accepts for it.
+PARENT = "a" * 32
+CHILD = "b" * 32
+
+TRANSCRIPT = {
+    "task_id": PARENT,
+    "parent_task_id": None,
+    "revision": 0,
+    "source_lang": "en",
+    "target_lang": "es",
+    "duration": 12.3,
+    "speakers": ["Speaker 1", "Speaker 2"],
+    "segments": [
+        {"id": "s1", "start": 0.0, "end": 2.5, "speaker": "Speaker 1", "source": "Hello.", "translation": "Hola."},
+        {
+            "id": "s2",
+            "start": 2.5,
+            "end": 6.0,
+            "speaker": "Speaker 2",
+            "source": "Hi everyone.",
+            "translation": "Hola a todos.",
+            "dubbing": {"start": 2.6, "end": 5.9, "tempo": 1.05, "method": "stretch", "reasked": False},
+            "confidence": 0.93,  # a field this client does not know yet
+        },
+    ],
+}
+
+ACCEPTED = {
+    "task_id": CHILD,
+    "status": "queued",
+    "created_at": "2026-01-01T00:00:00Z",
+    "estimated_seconds": 20,
+    "parent_task_id": PARENT,
+    "revision": 1,
+}
+
+
+def serve_revise(server: LoopbackServer, task_id: str = PARENT) -> list[Recorded]:
+    """``POST …/revise`` that creates at most once per Idempotency-Key, like the service."""
+    created: dict[str, dict[str, Any]] = {}
+    seen: list[Recorded] = []
+
+    def handler(request: Recorded) -> Reply:
+        seen.append(request)
+        return Reply(200, created.setdefault(request.headers["idempotency-key"], ACCEPTED))
+
+    server.route("POST", f"/v1/video/task/{task_id}/revise")(handler)
+    return seen

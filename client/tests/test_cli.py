@@ -3,34 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import LoopbackServer, Recorded, Reply, task_record
-
-MEDIATRANS = Path(sys.executable).with_name("mediatrans")
-
-
-def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(MEDIATRANS), *args], env=env, input=stdin, capture_output=True, text=True, timeout=60)
-
-
-@pytest.fixture
-def env(server: LoopbackServer, tmp_path: Path) -> dict[str, str]:
-    return {
-        **{k: v for k, v in os.environ.items() if not k.startswith("MEDIATRANS_")},
-        "MEDIATRANS_BASE_URL": server.base_url,
-        "MEDIATRANS_TOKEN": "mt_cli_token",
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "COLUMNS": "200",
-    }
+from conftest import MEDIATRANS, LoopbackServer, Recorded, Reply, run, task_record
 
 
 def test_the_entry_point_is_installed() -> None:

@@ -10,12 +10,30 @@ from typing import Any
 
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._chunks import abody_chunks, awrite_chunks
-from mediatrans_client._fields import GAME_FIELDS, GRAMMAR_FIELDS, TTS_FIELDS, VIDEO_FIELDS, VOICE_CLONE_FIELDS, request_fields
+from mediatrans_client._fields import (
+    GAME_FIELDS,
+    GRAMMAR_FIELDS,
+    REVISE_FIELDS,
+    TTS_FIELDS,
+    VIDEO_FIELDS,
+    VOICE_CLONE_FIELDS,
+    request_fields,
+    segment_edits,
+)
 from mediatrans_client._progress import ProgressCallback, ProgressReporter, task_failure
 from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S
 from mediatrans_client._transport import AsyncTransport
 from mediatrans_client.errors import WaitTimeoutError
-from mediatrans_client.models import GrammarResult, LocalizationResult, NativeVoiceList, Task, Voice, VoiceList
+from mediatrans_client.models import (
+    GrammarResult,
+    LocalizationResult,
+    NativeVoiceList,
+    SegmentEdit,
+    Task,
+    Transcript,
+    Voice,
+    VoiceList,
+)
 from mediatrans_client.types import (
     AudioFormat,
     CheckType,
@@ -34,7 +52,7 @@ from mediatrans_client.types import (
 
 
 class AsyncVideo:
-    """Video translation tasks: submit, poll, wait, download (see the blocking ``Video`` for details)."""
+    """Video translation tasks: submit, poll, wait, download, transcript, revise (see the blocking ``Video``)."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -107,6 +125,44 @@ class AsyncVideo:
         if task.status != "completed":
             raise task_failure(task)
         return task
+
+    async def transcript(self, task_id: str) -> Transcript:
+        return Transcript.model_validate((await self._transport.request(ep.video_transcript_spec(task_id))).json())
+
+    async def revise(
+        self,
+        task_id: str,
+        edits: Sequence[SegmentEdit | Mapping[str, Any]],
+        *,
+        output_format: OutputFormat | None = None,
+        bilingual: bool | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        enable_dubbing: bool | None = None,
+        dubbing_voice: DubbingVoice | None = None,
+        dubbing_speed: float | None = None,
+        dubbing_bg_music: float | None = None,
+        callback_url: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+        timeout: float | None = None,
+    ) -> Task:
+        body = {"segments": segment_edits(edits), **request_fields(locals(), REVISE_FIELDS, extra)}
+        spec = ep.video_revise_spec(task_id, body, idempotency_key)
+        task = Task.model_validate((await self._transport.request(spec)).json())
+        if not wait:
+            return task
+        return await self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
 
     async def download(self, task: Task | str, directory: str | Path) -> list[Path]:
         record = await self.get(task) if isinstance(task, str) else task

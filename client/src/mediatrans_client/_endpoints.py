@@ -44,6 +44,16 @@ def video_task_spec(task_id: str) -> RequestSpec:
     return RequestSpec("GET", f"/v1/video/task/{task_id}")
 
 
+def video_transcript_spec(task_id: str) -> RequestSpec:
+    return RequestSpec("GET", f"/v1/video/task/{task_id}/transcript")
+
+
+def video_revise_spec(task_id: str, body: Mapping[str, Any], idempotency_key: str | None = None) -> RequestSpec:
+    """``POST /v1/video/task/{task_id}/revise``: JSON; keyed like a submission (``idempotency_key``, else a fresh one)."""
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    return RequestSpec("POST", f"/v1/video/task/{task_id}/revise", json=drop_none(body), headers=headers, idempotent=True)
+
+
 def download_spec(url: str) -> RequestSpec:
     return RequestSpec("GET", url, headers={"Accept": "*/*"})
 

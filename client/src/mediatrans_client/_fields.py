@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from mediatrans_client.models import SegmentEdit
 
 #: Field names of each request body, in contract order; the endpoint groups take each as a keyword
 #: argument of the same name (the sample and video file travel as their own argument).
@@ -34,6 +36,25 @@ VIDEO_FIELDS = (
     "start_time",
     "end_time",
 )
+#: The output choices a revision may change (``POST /v1/video/task/{id}/revise``); the others stay the parent's.
+REVISE_FIELDS = (
+    "output_format",
+    "bilingual",
+    "subtitle_font",
+    "subtitle_size",
+    "subtitle_color",
+    "subtitle_outline",
+    "subtitle_outline_width",
+    "subtitle_bg",
+    "subtitle_position",
+    "max_subtitle_length",
+    "subtitle_max_duration",
+    "enable_dubbing",
+    "dubbing_voice",
+    "dubbing_speed",
+    "dubbing_bg_music",
+    "callback_url",
+)
 VOICE_CLONE_FIELDS = ("voice_name", "lang", "description", "enhance_quality", "noise_reduction", "gender", "callback_url")
 TTS_FIELDS = ("text", "voice", "lang", "gender", "emotion", "emotion_intensity", "speed", "output_format")
 GRAMMAR_FIELDS = ("text", "lang", "auto_correct", "check_types", "severity", "disable_rules", "domain")
@@ -48,3 +69,12 @@ def request_fields(arguments: Mapping[str, Any], names: tuple[str, ...], extra: 
     merged = {name: arguments[name] for name in names}
     merged.update(extra or {})
     return {name: list(value) if isinstance(value, tuple) else value for name, value in merged.items() if value is not None}
+
+
+def segment_edits(edits: Iterable[SegmentEdit | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``segments`` of a revision: each edit (a :class:`SegmentEdit` or a dict) as JSON, ``None`` fields left out.
+
+    Raises pydantic's ``ValidationError`` (a ``ValueError``) for an edit without an ``id`` or with a mistyped field.
+    """
+    records = (edit if isinstance(edit, SegmentEdit) else SegmentEdit.model_validate(edit) for edit in edits)
+    return [record.model_dump(mode="json", exclude_none=True) for record in records]

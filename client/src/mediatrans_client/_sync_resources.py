@@ -13,11 +13,29 @@ from typing import Any
 
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._chunks import body_chunks, write_chunks
-from mediatrans_client._fields import GAME_FIELDS, GRAMMAR_FIELDS, TTS_FIELDS, VIDEO_FIELDS, VOICE_CLONE_FIELDS, request_fields
+from mediatrans_client._fields import (
+    GAME_FIELDS,
+    GRAMMAR_FIELDS,
+    REVISE_FIELDS,
+    TTS_FIELDS,
+    VIDEO_FIELDS,
+    VOICE_CLONE_FIELDS,
+    request_fields,
+    segment_edits,
+)
 from mediatrans_client._progress import ProgressCallback, ProgressReporter, task_failure
 from mediatrans_client._transport import SyncTransport
 from mediatrans_client.errors import WaitTimeoutError
-from mediatrans_client.models import GrammarResult, LocalizationResult, NativeVoiceList, Task, Voice, VoiceList
+from mediatrans_client.models import (
+    GrammarResult,
+    LocalizationResult,
+    NativeVoiceList,
+    SegmentEdit,
+    Task,
+    Transcript,
+    Voice,
+    VoiceList,
+)
 from mediatrans_client.types import (
     AudioFormat,
     CheckType,
@@ -38,7 +56,7 @@ DEFAULT_POLL_INTERVAL_S = 5.0
 
 
 class Video:
-    """Video translation tasks: submit, poll, wait, download."""
+    """Video translation tasks: submit, poll, wait, download; read a transcript and revise it."""
 
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
@@ -121,6 +139,53 @@ class Video:
         if task.status != "completed":
             raise task_failure(task)
         return task
+
+    def transcript(self, task_id: str) -> Transcript:
+        """The transcript a completed task rendered (``ConflictError`` while it runs, or once it has expired)."""
+        return Transcript.model_validate(self._transport.request(ep.video_transcript_spec(task_id)).json())
+
+    def revise(
+        self,
+        task_id: str,
+        edits: Sequence[SegmentEdit | Mapping[str, Any]],
+        *,
+        output_format: OutputFormat | None = None,
+        bilingual: bool | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        enable_dubbing: bool | None = None,
+        dubbing_voice: DubbingVoice | None = None,
+        dubbing_speed: float | None = None,
+        dubbing_bg_music: float | None = None,
+        callback_url: str | None = None,
+        extra: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+        timeout: float | None = None,
+    ) -> Task:
+        """Start a new task that renders ``task_id``'s transcript again with ``edits`` applied, without recognizing again.
+
+        ``edits``: :class:`SegmentEdit` s or dicts (``id`` and any of ``source``, ``translation``,
+        ``speaker``, ``start``, ``end``). The keyword arguments up to ``callback_url`` are the output
+        choices a revision may change; ``None`` keeps the parent's. ``idempotency_key``: the request's key
+        (default: a fresh one, the same on every retry). The new task is polled and downloaded like any
+        other (its record names ``parent_task_id`` and ``revision``); with ``wait=True`` it is returned
+        finished (see :meth:`wait`).
+        """
+        body = {"segments": segment_edits(edits), **request_fields(locals(), REVISE_FIELDS, extra)}
+        task = Task.model_validate(self._transport.request(ep.video_revise_spec(task_id, body, idempotency_key)).json())
+        if not wait:
+            return task
+        return self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
 
     def download(self, task: Task | str, directory: str | Path) -> list[Path]:
         """Stream every result link of a completed task into ``directory``; return the written paths."""

@@ -48,10 +48,51 @@ class Task(ApiModel):
     completed_at: str | None = None
     result: TaskResult | None = None
     error: Any = None
+    parent_task_id: str | None = None  # a revision: the task it revises
+    revision: int | None = None  # a revision: its place in the chain (1, 2...); 0 for a task that recognized the video
 
     @property
     def is_final(self) -> bool:
         return self.status in FINAL_TASK_STATES
+
+
+class TranscriptSegment(ApiModel):
+    """One translated sentence of a transcript: its span (seconds), speaker, recognized text and translation."""
+
+    id: str
+    start: float
+    end: float
+    speaker: str | None = None  # diarized tasks only
+    source: str
+    translation: str
+    dubbing: dict[str, Any] | None = None  # dubbed tasks only: how the line was fitted (start, end, tempo...)
+
+
+class Transcript(ApiModel):
+    """``GET /v1/video/task/{task_id}/transcript``: what a completed task rendered, segment by segment."""
+
+    task_id: str
+    parent_task_id: str | None = None
+    revision: int | None = None
+    source_lang: str | None = None
+    target_lang: str | None = None
+    duration: float | None = None
+    speakers: list[str] | None = None  # diarized tasks only
+    segments: list[TranscriptSegment]
+
+
+class SegmentEdit(ApiModel):
+    """A change to one transcript segment (``video.revise``): its ``id`` and at least one other field.
+
+    ``source`` is translated again; ``translation`` is used as given; times are seconds on the video.
+    """
+
+    id: str
+    source: str | None = None
+    translation: str | None = None
+    speaker: str | None = None
+    start: float | None = None
+    end: float | None = None
 
 
 class Language(ApiModel):

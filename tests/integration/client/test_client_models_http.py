@@ -15,6 +15,7 @@ from mediatrans_client.models import (
     LocalizationResult,
     NativeVoiceList,
     Task,
+    Transcript,
     Voice,
     VoiceList,
 )
@@ -28,6 +29,7 @@ SUBMIT = (Task, "post", "/v1/video/translate")
 OPERATIONS: list[tuple[type[BaseModel], str, str]] = [
     SUBMIT,
     (Task, "get", "/v1/video/task/{task_id}"),
+    (Transcript, "get", "/v1/video/task/{task_id}/transcript"),
     (LanguageList, "get", "/v1/languages"),
     (AccountInfo, "get", "/v1/account"),
     (LocalizationResult, "post", "/v1/game/localization"),

@@ -64,17 +64,17 @@ def _duration(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def _follow(session: Session, task: Task, poll_interval: float, timeout: float | None, out: Path | None) -> None:
+def follow_task(session: Session, task: Task, poll_interval: float, timeout: float | None, out: Path | None) -> None:
     """Wait with a progress bar (on a terminal, without ``--json``), download into ``out``, print the outcome."""
     show_bar = not session.as_json and output.stderr.is_terminal
     with ProgressBar(show_bar) as bar:
         bar.update(task)
         done = session.client.video.wait(task.task_id, on_progress=bar.update, poll_interval=poll_interval, timeout=timeout)
     files = session.client.video.download(done, out) if out is not None else []
-    _print_task(session, done, files)
+    print_task(session, done, files)
 
 
-def _print_task(session: Session, task: Task, files: list[Path] | None = None) -> None:
+def print_task(session: Session, task: Task, files: list[Path] | None = None) -> None:
     if session.as_json:
         record = task.model_dump(mode="json", exclude_none=True)
         if files is not None:
@@ -171,9 +171,9 @@ def translate(
         extra=parse_fields(extra),
     )
     if wait or out is not None:
-        _follow(session, task, poll_interval, wait_timeout, out)
+        follow_task(session, task, poll_interval, wait_timeout, out)
     else:
-        _print_task(session, task)
+        print_task(session, task)
         if not session.as_json:
             output.note(f"follow it with: mediatrans video status {task.task_id} --wait")
 
@@ -189,9 +189,9 @@ def status(
     """Show a task (status, stage, progress, result links); exit 9 when it failed or expired."""
     task = session.client.video.get(task_id)
     if wait or out is not None:
-        _follow(session, task, poll_interval, wait_timeout, out)
+        follow_task(session, task, poll_interval, wait_timeout, out)
         return
-    _print_task(session, task)
+    print_task(session, task)
     if task.status in ("failed", "expired"):
         raise SystemExit(output.EXIT_TASK_FAILED)
 
@@ -207,4 +207,4 @@ def download(session: Session, task_id: str, out: Path) -> None:
     if task.status != "completed":
         raise SystemExit(output.fail(f"task {task_id} is {task.status}, not completed", output.EXIT_INVALID, session.as_json))
     files = session.client.video.download(task, out)
-    _print_task(session, task, files)
+    print_task(session, task, files)
