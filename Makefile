@@ -5,7 +5,7 @@ PY    := $(VENV)/bin/python
 export PYTHONPATH := $(CURDIR)
 export RAY_USAGE_STATS_ENABLED := 0
 
-.PHONY: setup run stop test test-unit test-integration lint bench loadtest clean
+.PHONY: setup run stop test test-deep test-all test-unit test-integration lint bench loadtest clean
 
 setup:            ## install system packages, the virtualenv and the models (idempotent)
 	cluster/local/setup.sh
@@ -16,7 +16,13 @@ run: setup        ## set up, start Redis + Ray + the Serve app, print base URL a
 stop:             ## stop the Serve app, Ray and the local Redis
 	cluster/local/down.sh
 
-test: setup       ## set up and run the whole test suite
+test: setup       ## set up and run the test suite (every behaviour, real engines; what .ci/run calls)
+	$(PY) -m pytest -m "not deep"
+
+test-deep: setup  ## the deep tier: every language of each sweep, fault drills, the two-node cluster, the API fuzzer
+	$(PY) -m pytest -m deep
+
+test-all: setup   ## both tiers
 	$(PY) -m pytest
 
 test-unit: setup

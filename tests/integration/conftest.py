@@ -37,7 +37,7 @@ APP_ARGS: dict[str, Any] = {
     "grammar": {"engines": [*LOCAL_ARGS["grammar"]["engines"], {"engine": "quire"}]},
     "tts": LOCAL_ARGS["tts"],
     # The CPU profile's cloner with a short search, so the suite stays fast (quality: tests/integration/voice/test_cloning.py).
-    "voice_cloner": {"engine": "kokoro-fit", "options": {"evaluations": 4, "enhanced_evaluations": 6}},
+    "voice_cloner": {"engine": "kokoro-fit", "options": {"evaluations": 1, "enhanced_evaluations": 2}},
     "diarizer": LOCAL_ARGS["diarizer"],
     "worker": {"reclaim_after_s": 5, "heartbeat_s": 1, "claim_error_limit": 30},
     # Short retries, so a receiver that was down for minutes gets its callback within seconds of coming back.

@@ -16,7 +16,7 @@ import pytest
 
 from tests.integration.conftest import Accounts
 
-pytestmark = pytest.mark.serve
+pytestmark = [pytest.mark.serve, pytest.mark.deep]  # make test-deep: about 2.5 min
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 

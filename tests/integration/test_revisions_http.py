@@ -28,16 +28,17 @@ def talk(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def owner(accounts: Accounts) -> dict[str, str]:
-    _account, token = accounts.create()
+def owner(serve_redis_url: str) -> dict[str, str]:
+    _account, token = Accounts(serve_redis_url).create()
     return {"Authorization": f"Bearer {token}"}
 
 
 @pytest.fixture(scope="module")
-def done(client: httpx.Client, owner: dict[str, str], talk: Path) -> dict:
-    response = submit(client, owner, talk, target_lang="es", source_lang="en", output_format="srt")
-    assert response.status_code == 200, response.text
-    task = wait_done(client, owner, response.json()["task_id"])
+def done(serve_base_url: str, owner: dict[str, str], talk: Path) -> dict:
+    with httpx.Client(base_url=serve_base_url, timeout=60) as client:
+        response = submit(client, owner, talk, target_lang="es", source_lang="en", output_format="srt")
+        assert response.status_code == 200, response.text
+        task = wait_done(client, owner, response.json()["task_id"])
     assert task["status"] == "completed", task
     return task
 

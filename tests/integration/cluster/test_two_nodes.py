@@ -29,7 +29,7 @@ from tests.integration.conftest import Accounts
 from tests.integration.test_video_http import download, submit, wait_done
 from tests.support.media import make_video
 
-pytestmark = [pytest.mark.serve, pytest.mark.models]
+pytestmark = [pytest.mark.serve, pytest.mark.models, pytest.mark.deep]  # a second Ray cluster: make test-deep
 
 SPEECH = "The weather is nice today. We walk to the market and buy fresh bread and apples."
 #: Long enough that speech recognition is still running when the node is killed.

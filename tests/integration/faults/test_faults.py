@@ -155,6 +155,7 @@ def test_worker_killed_mid_job(client: httpx.Client, accounts: Accounts, media: 
     wait_http_ok(f"{client.base_url}/readyz", 120)
 
 
+@pytest.mark.deep
 def test_redis_killed_and_restarted_mid_queue(
     client: httpx.Client, accounts: Accounts, media: Path, redis_service: RedisServer, receiver_down: dict
 ) -> None:
@@ -174,6 +175,7 @@ def test_redis_killed_and_restarted_mid_queue(
     wait_http_ok(f"{client.base_url}/readyz", 120)
 
 
+@pytest.mark.deep
 def test_callback_arrives_once_after_the_receiver_was_down(receiver_down: dict, tmp_path: Path) -> None:
     """Runs after the worker and Redis faults, so the two minutes of downtime overlap them (and before FLUSHALL,
     which would delete the pending delivery along with everything else)."""

@@ -14,12 +14,15 @@ import yaml
 from deployments.engines.grammar import precision
 from deployments.engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarResult
 from tests.integration.grammar.conftest import CORPUS, check
+from tests.support.tiers import sweep
 
 pytestmark = pytest.mark.models
 
 DATA: dict = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
 OFFSETS: list[dict] = DATA.pop("offsets")
 LANGS = sorted(DATA)
+#: The languages make test checks (make test-deep: every one): English's engines, LanguageTool and Hunspell, Grammalecte.
+REPRESENTATIVE = {"en", "de", "fr", "pt"}
 #: Close pairs langid may confuse on short texts; none is excluded while the corpus detects correctly.
 NOT_DETECTED: frozenset[str] = frozenset()
 #: Detection is only asserted for texts at least this long.
@@ -40,7 +43,7 @@ def _has_span(result: GrammarResult, text: str, wrong: str, kind: str) -> bool:
     )
 
 
-@pytest.mark.parametrize("lang", LANGS, ids=LANGS)
+@pytest.mark.parametrize("lang", sweep(LANGS, keep=REPRESENTATIVE))
 def test_planted_errors_are_found_at_their_offset(grammar_checker: GrammarChecker, lang: str) -> None:
     """Where calibration found every speller of the language noisy, its misspellings are ``info``: asked for."""
     noisy = precision.noisy_spellers().get(lang, frozenset())
@@ -55,7 +58,7 @@ def test_planted_errors_are_found_at_their_offset(grammar_checker: GrammarChecke
     assert not missed, "\n".join(f"{t!r}: expected {w!r} ({k}), got {f}" for t, w, k, f in missed)
 
 
-@pytest.mark.parametrize("lang", LANGS, ids=LANGS)
+@pytest.mark.parametrize("lang", sweep(LANGS, keep=REPRESENTATIVE))
 def test_clean_text_has_no_warning_or_error(grammar_checker: GrammarChecker, lang: str) -> None:
     flagged = {}
     for text in DATA[lang]["clean"]:
@@ -65,7 +68,7 @@ def test_clean_text_has_no_warning_or_error(grammar_checker: GrammarChecker, lan
     assert not flagged, "\n".join(f"{t!r}: {f}" for t, f in flagged.items())
 
 
-@pytest.mark.parametrize("lang", LANGS, ids=LANGS)
+@pytest.mark.parametrize("lang", sweep(LANGS, keep=REPRESENTATIVE))
 def test_corrected_text_has_fewer_issues(grammar_checker: GrammarChecker, lang: str) -> None:
     for item in DATA[lang]["planted"]:
         result = check(grammar_checker, item["text"], lang, auto_correct=True)
@@ -86,7 +89,7 @@ def test_offsets_after_emoji_cjk_and_combining_characters(grammar_checker: Gramm
     assert any(text[i.offset : i.offset + i.length] == wrong for i in result.issues)
 
 
-@pytest.mark.parametrize("lang", [lang for lang in LANGS if lang not in NOT_DETECTED])
+@pytest.mark.parametrize("lang", sweep([lang for lang in LANGS if lang not in NOT_DETECTED], keep=REPRESENTATIVE))
 def test_detection_finds_the_language(grammar_checker: GrammarChecker, lang: str) -> None:
     for text in DATA[lang]["clean"]:
         if len(text) >= MIN_DETECT_CHARS:

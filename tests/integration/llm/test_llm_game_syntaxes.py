@@ -81,12 +81,14 @@ def test_every_syntax_survives_the_llm(llm: LLMEngine) -> None:
     assert llm.stats()["calls"] >= 2  # the model answered; nothing bypassed it
 
 
+@pytest.mark.deep
 def test_every_syntax_survives_a_pivot_with_an_llm_first_leg(llm: LLMEngine, apertium: ApertiumEngine) -> None:
     pivot = PivotTranslator(llm, apertium, "es", ["ca"])
     for name, output in zip(sorted(TABLE), translate_table(pivot, "en", "ca"), strict=True):
         assert_intact(name, TABLE[name], output)
 
 
+@pytest.mark.deep
 def test_every_syntax_survives_a_pivot_with_an_llm_second_leg(llm: LLMEngine, apertium: ApertiumEngine) -> None:
     pivot = PivotTranslator(apertium, llm, "es", ["en"])
     catalan = SafeTranslator(apertium).translate(TranslationRequest(tuple(TABLE[n] for n in sorted(TABLE)), "en", "ca"))

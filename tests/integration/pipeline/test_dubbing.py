@@ -117,6 +117,7 @@ LONG_LINES = [
 ]
 
 
+@pytest.mark.deep  # fits a voice with the profile's full budget (about 50 s)
 async def test_original_voice_is_fitted_from_the_speakers_own_speech(whisper, translator, store, synthesizer, denoiser,
                                                                      cloner, tmp_path) -> None:  # fmt: skip
     scene = build_scene(LONG_LINES, 21.0)
@@ -146,6 +147,7 @@ async def test_background_kept_at_the_asked_ratio(scene_file, deps, store, tmp_p
     assert report["loudness"]["reference_lufs"] is not None
 
 
+@pytest.mark.deep
 async def test_dubbing_job_killed_mid_synthesis_is_taken_over(scene_file, deps, redis_client, redis_url, tmp_path) -> None:
     """A worker dies while it speaks the lines (no ack, no heartbeat): another takes the job over and completes it."""
     from core.settings import AppArgs

@@ -101,6 +101,7 @@ async def test_a_callback_leaves_within_2_s_with_5_jobs_queued_behind(loops_for,
         print(f"callback latency with 5 jobs queued behind: {latency * 1000:.0f} ms")
 
 
+@pytest.mark.deep
 async def test_worker_reports_unhealthy_while_its_queue_is_unreachable(tmp_path: Path) -> None:
     with redis_server(tmp_path / "r", persistent=True) as server:
         redis = connect(server.url, retries=1)  # fail fast: the test is about consecutive failures

@@ -20,7 +20,7 @@ from deployments.engines.voice.encoders import cosine
 from deployments.engines.voice.stock import load_cached
 from tests.support import speech
 
-pytestmark = pytest.mark.models
+pytestmark = [pytest.mark.models, pytest.mark.deep]  # the similarity floors: make test-deep
 
 SPEAKER = "two-cities"
 

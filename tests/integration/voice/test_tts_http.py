@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tests.support.text import char_error_rate, word_error_rate
+from tests.support.tiers import sweep
 
 pytestmark = [pytest.mark.serve, pytest.mark.models]
 
@@ -75,7 +76,7 @@ def test_every_format_decodes_to_a_plausible_duration(client: httpx.Client, auth
     assert 0.03 * len(text) < seconds < 0.2 * len(text), seconds
 
 
-@pytest.mark.parametrize("lang", sorted(SPEECH))
+@pytest.mark.parametrize("lang", sweep(sorted(SPEECH), keep={"en", "es", "ja"}))
 def test_native_languages_are_intelligible(client: httpx.Client, auth: dict[str, str], whisper: Any, lang: str) -> None:
     text, ceiling = SPEECH[lang]
     response = speak(client, auth, text=text, lang=lang, output_format="wav")
