@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from core.files.base import FileStoreError
 from core.specs.revision import RevisionOf
 from core.specs.transcript import InvalidEdit, StoredTranscript, apply_edits
 from core.specs.video import UploadSource, VideoJobSpec
@@ -34,6 +35,7 @@ from pipelines.video_translation import (
 )
 
 GONE = "the task's stored transcript is no longer kept (revisions are possible while its outputs are)"
+SOURCE_GONE = "the task's uploaded video is no longer kept: only subtitle files can be rendered again"
 
 
 async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
@@ -57,12 +59,9 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
     groups = groups_of(edited, relayout, options_of(spec), relabel=relabel)
     sentences = [segment.source for segment in edited.segments]
     laid = lay_out(spec, groups, sentences, translations, edited.source_lang)
-    media = None
-    if spec.burns or spec.enable_dubbing:
-        media = await deps.obtain(spec.source, workdir)
+    media = await _source(spec, deps, workdir) if spec.burns or spec.enable_dubbing else None
     dubbed = None
-    if spec.enable_dubbing:
-        assert media is not None
+    if spec.enable_dubbing and media is not None:
         dubbed = await _dub(spec, edited, laid.lines, media, workdir, deps, progress)
     outputs = await render_outputs(spec, laid.cues, edited.size, dubbed[0] if dubbed else media, workdir, deps)
     if dubbed is not None:
@@ -94,6 +93,14 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
             if s["name"] in names
         ]
     return result
+
+
+async def _source(spec: VideoJobSpec, deps: PipelineDeps, workdir: Path) -> Path:
+    """The video again, to burn or dub: a kept upload, or the ``video_url`` fetched again."""
+    try:
+        return await deps.obtain(spec.source, workdir)
+    except (FileNotFoundError, FileStoreError) as exc:
+        raise InvalidInput(SOURCE_GONE) from exc
 
 
 async def _translations(
