@@ -29,10 +29,11 @@ options in ``configs/local.yaml``).
 request without a voice and ``default-*`` dubbing use it) and the ``ranked`` order of ``professional-*``
 dubbing (neural voices within ``PROFESSIONAL_MARGIN`` of the best first, then the rest by score), with every
 voice's scores. Ties in intelligibility (Whisper writes Hindi in Urdu script, so every Hindi transcript
-has a character error rate of 1) go to the higher language probability. It also records which languages
-Kokoro's English voices should read (``kokoro_borrowed``: where one of them is a default voice; elsewhere
-they are left out of the orders, since the service will not offer them) and the espeak-ng stand-ins worth
-offering (``stand_ins``: character error rate at most ``STAND_IN_MAX_CER``); those go into the engines'
+has a character error rate of 1) go to the voice Whisper names as the language, then to the higher language
+probability (a voice heard as Bengali beats one heard as more likely Hindi, though more likely Bengali too).
+It also records which languages Kokoro's English voices should read (``kokoro_borrowed``: where one of them
+is a default voice; elsewhere they are left out of the orders, since the service will not offer them) and the
+espeak-ng stand-ins worth offering (``stand_ins``: character error rate at most ``STAND_IN_MAX_CER``); those go into the engines'
 options in ``configs/local.yaml``. ``docs/voices.md`` gets the table.
 
     .venv/bin/python loadtests/score_voices.py [--langs de,ru] [--whisper base] [--sentences 12]
@@ -183,10 +184,10 @@ def choose(scores: dict[str, dict[str, float]], genders: dict[str, str]) -> dict
     """Default voice and professional order per gender from the scores (stand-ins included)."""
     entry: dict[str, Any] = {"default": {}, "ranked": {}}
     for gender in ("female", "male"):
-        # Ties (Whisper names Afrikaans as Dutch for every voice: intelligibility 0) go to the lower error rate.
+        # Ties (every Hindi CER is 1): the voice heard as the language, the higher probability, the lower error rate.
         mine = sorted(
             (v for v in scores if genders[v] == gender),
-            key=lambda v: (-scores[v]["intelligibility"], -scores[v]["language"], scores[v]["cer"]),
+            key=lambda v: (-scores[v]["intelligibility"], -scores[v]["named"], -scores[v]["language"], scores[v]["cer"]),
         )
         if not mine:
             continue

@@ -37,8 +37,9 @@ def table_doc(table: dict[str, Any], whisper: str, sentences: int) -> str:
         "punctuation and spaces; **#CER**: the same on the two sentences with numbers). **Score** = lang × (1 − CER).",
         "espeak-ng voices were also read slower; a voice marked *at N wpm* is offered at that rate.",
         "The most intelligible voice of each gender is the language's default (a TTS request without a voice,",
-        "`default-*` dubbing); ties go to the higher lang (Whisper base writes Hindi in Urdu script, so every",
-        "Hindi CER is 1). `professional-*` dubbing takes a neural voice (Kokoro, Piper) when it is within",
+        "`default-*` dubbing); ties go to the voice Whisper names as the language (✓), then to the higher lang",
+        "(Whisper base writes Hindi in Urdu script, so every Hindi CER is 1). `professional-*` dubbing takes a",
+        "neural voice (Kokoro, Piper) when it is within",
         f"{PROFESSIONAL_MARGIN:.2f} of the best. Written by `loadtests/score_voices.py` with `configs/voices.yaml`.",
         "",
         "| language | default female | score / lang / CER / #CER | default male | score / lang / CER / #CER"
