@@ -36,7 +36,8 @@ def revise(client: httpx.Client, task: dict) -> tuple[float, dict, dict[str, flo
     edits = [{"id": s["id"], "translation": f"Línea revisada número {n + 1}: {s['translation']}"} for n, s in enumerate(picks)]
     started = time.perf_counter()
     response = client.post(f"/v1/video/task/{task['task_id']}/revise", json={"segments": edits})
-    response.raise_for_status()
+    if response.status_code != 200:
+        raise SystemExit(f"revision refused: {response.status_code} {response.text}")
     revision_id = response.json()["task_id"]
     stages: dict[str, float] = {}
     last = started

@@ -164,20 +164,29 @@ def apply_edits(transcript: StoredTranscript, edits: list[SegmentEdit]) -> tuple
             raise InvalidEdit(f"segment {edit.id!r}: speaker needs a task with enable_diarization")
         index = by_id[edit.id]
         segments[index], changes[edit.id] = _edited(segments[index], edit)
-    span_start, span_end = transcript.span
-    previous_end = span_start
-    for segment in segments:
-        if segment.end - segment.start < EPSILON_S:
-            raise InvalidEdit(f"segment {segment.id!r} must start before it ends ({segment.start:g} ≥ {segment.end:g} s)")
-        if segment.start < span_start - EPSILON_S or segment.end > span_end + EPSILON_S:
-            raise InvalidEdit(
-                f"segment {segment.id!r} ({segment.start:g}–{segment.end:g} s) is outside the video's processed range "
-                f"({span_start:g}–{span_end:g} s)"
-            )
-        if segment.start < previous_end - EPSILON_S:
-            raise InvalidEdit(f"segment {segment.id!r} starts at {segment.start:g} s, before the previous one ends")
-        previous_end = segment.end
+    for index, segment in enumerate(segments):
+        if "times" in changes.get(segment.id, set()):
+            _check_times(segments, index, transcript.span)
     return transcript.model_copy(update={"segments": segments}), {k: v for k, v in changes.items() if v}
+
+
+def _check_times(segments: list[SegmentRecord], index: int, span: tuple[float, float]) -> None:
+    """A segment with new times starts before it ends, inside the processed range, between its neighbours.
+
+    Only moved segments are checked: recognized times are what they are (chunk joins may overlap by a few ms).
+    """
+    segment = segments[index]
+    if segment.end - segment.start < EPSILON_S:
+        raise InvalidEdit(f"segment {segment.id!r} must start before it ends ({segment.start:g} ≥ {segment.end:g} s)")
+    if segment.start < span[0] - EPSILON_S or segment.end > span[1] + EPSILON_S:
+        raise InvalidEdit(
+            f"segment {segment.id!r} ({segment.start:g}–{segment.end:g} s) is outside the video's processed range "
+            f"({span[0]:g}–{span[1]:g} s)"
+        )
+    if index > 0 and segment.start < segments[index - 1].end - EPSILON_S:
+        raise InvalidEdit(f"segment {segment.id!r} starts at {segment.start:g} s, before the previous one ends")
+    if index + 1 < len(segments) and segment.end > segments[index + 1].start + EPSILON_S:
+        raise InvalidEdit(f"segment {segment.id!r} ends at {segment.end:g} s, after the next one starts")
 
 
 def _edited(segment: SegmentRecord, edit: SegmentEdit) -> tuple[SegmentRecord, set[str]]:

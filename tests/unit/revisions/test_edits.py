@@ -53,6 +53,18 @@ def test_an_edit_equal_to_what_is_there_changes_nothing() -> None:
     assert changes == {}
 
 
+def test_recognized_times_are_not_judged_only_moved_ones() -> None:
+    """Chunk joins can leave recognized segments overlapping by a little: editing text there is still fine."""
+    before = transcript()
+    segments = list(before.segments)
+    segments[1] = segments[1].model_copy(update={"start": 3.9})  # overlaps s1 (ends at 4.0) as recognized
+    overlapping = before.model_copy(update={"segments": segments})
+    _, changes = apply_edits(overlapping, [edit(id="s2", translation="otra")])
+    assert changes == {"s2": {"translation"}}
+    with pytest.raises(InvalidEdit, match="before the previous one ends"):
+        apply_edits(overlapping, [edit(id="s2", end=9.5)])
+
+
 def test_new_times_move_the_segments_cues_with_it() -> None:
     after, changes = apply_edits(transcript(), [edit(id="s2", start=4.5, end=9.5)])
     assert changes == {"s2": {"times"}}
@@ -75,7 +87,7 @@ def test_a_speaker_edit_renames_every_cue_of_the_segment() -> None:
         ([{"id": "s1", "translation": "x"}, {"id": "s1", "source": "y"}], "edited twice"),
         ([{"id": "s2", "start": 8.0, "end": 6.0}], "must start before it ends"),
         ([{"id": "s2", "start": 3.0}], "before the previous one ends"),
-        ([{"id": "s2", "end": 10.5}], "'s3' starts at 10 s, before the previous one ends"),
+        ([{"id": "s2", "end": 10.5}], "'s2' ends at 10.5 s, after the next one starts"),
         ([{"id": "s3", "end": 25.0}], "outside the video's processed range"),
         ([{"id": "s1", "speaker": "Speaker 2"}], "needs a task with enable_diarization"),
     ],
