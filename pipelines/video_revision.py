@@ -10,7 +10,6 @@ The revision stores its own transcript, so it can be revised in turn.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +26,11 @@ from pipelines.transcript_store import dubbing_by_segment, groups_of, speakers_o
 from pipelines.transcript_translation import CONTEXT_SENTENCES, job_glossary, lay_out, options_of
 from pipelines.video_translation import (
     PipelineDeps,
+    add_dub,
     publish_outputs,
     render_outputs,
     stage_reporter,
     store_transcript,
-    write_file,
 )
 
 GONE = "the task's stored transcript is no longer kept (revisions are possible while its outputs are)"
@@ -64,10 +63,7 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
     if spec.enable_dubbing and media is not None:
         dubbed = await _dub(spec, edited, laid.lines, media, workdir, deps, progress)
     outputs = await render_outputs(spec, laid.cues, edited.size, dubbed[0] if dubbed else media, workdir, deps)
-    if dubbed is not None:
-        if spec.output_format != "burned_video":
-            outputs["dubbed_video"] = dubbed[0]
-        outputs["dubbing_report"] = write_file(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
+    add_dub(spec, outputs, dubbed, workdir)
 
     await progress.enter("packaging")
     stored = to_stored(

@@ -156,10 +156,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
         dubbed = await _dub(spec, translated, speakers, language, info, media, workdir, deps, progress)
         source = dubbed[0]
     outputs = await render_outputs(spec, translated.cues, frame_size(info), source, workdir, deps)
-    if dubbed is not None:
-        if spec.output_format != "burned_video":  # there the burned video is the dubbed one: nothing else to store
-            outputs["dubbed_video"] = dubbed[0]
-        outputs["dubbing_report"] = write_file(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
+    add_dub(spec, outputs, dubbed, workdir)
 
     await progress.enter("packaging")
     stored = to_stored(
@@ -270,6 +267,15 @@ def stage_reporter(progress: Progress, stage: str) -> Callable[[float], None]:
         asyncio.run_coroutine_threadsafe(progress.update(stage, fraction), loop)
 
     return report
+
+
+def add_dub(spec: VideoJobSpec, outputs: dict[str, Path], dubbed: tuple[Path, dict[str, Any]] | None, workdir: Path) -> None:
+    """The dubbed video and its report among the outputs (with ``burned_video`` the burned video is the dub)."""
+    if dubbed is None:
+        return
+    if spec.output_format != "burned_video":
+        outputs["dubbed_video"] = dubbed[0]
+    outputs["dubbing_report"] = write_file(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
 
 
 async def store_transcript(transcript: StoredTranscript, workdir: Path, deps: PipelineDeps) -> None:

@@ -26,16 +26,10 @@ from pipelines.progress import Progress
 from pipelines.video_revision import revise_video
 from pipelines.video_translation import translate_video
 from tests.integration.pipeline.conftest import Recorder, dubbing_deps, local_deps, spec_for
-from tests.support.scenes import RATE, SceneLine, build_scene, decode, scene_video
+from tests.integration.pipeline.test_dubbing import LINES
+from tests.support.scenes import RATE, build_scene, decode, scene_video
 
 pytestmark = pytest.mark.models
-
-LINES = [
-    SceneLine(0.6, "Good morning, my friend."),
-    SceneLine(3.6, "The train leaves at nine."),
-    SceneLine(6.8, "I will buy two tickets."),
-    SceneLine(10.0, "Please wait for me at the station."),
-]
 
 
 @pytest.fixture(scope="module")
