@@ -107,6 +107,11 @@ def test_pending_tasks_and_stored_outputs_are_capped(client: httpx.Client, accou
     assert task["status"] == "completed", task
     outputs = [v for k, v in task["result"].items() if k.endswith("_url")]
     stored = client.get("/v1/account", headers=auth).json()["stored"]
-    assert stored["pending_tasks"] == 0 and stored["output_bytes"] == sum(len(download(client, url)) for url in outputs) > 0
+    downloads = sum(len(download(client, url)) for url in outputs)
+    # Every kept file counts: the outputs, and the transcript a revision renders from (docs/video-revisions.md).
+    transcript = client.get(f"/v1/video/task/{task['task_id']}/transcript", headers=auth).json()
+    kept = stored["output_bytes"] - downloads
+    assert stored["pending_tasks"] == 0 and downloads > 0
+    assert sum(len(s["source"]) + len(s["translation"]) for s in transcript["segments"]) < kept < 64 * 1024
     full = submit(client, auth, talk, target_lang="es", source_lang="en")  # the outputs now take the cap
     assert "(output_bytes=1)" in assert_error(full, 402, "QUOTA_EXCEEDED")["message"]
