@@ -90,8 +90,8 @@ def tts_figures(repeat: int) -> None:
         print(f"{name:8} {lang:5} {ttfb:7.3f} {rtf:6.3f} {rtf / espeak_rtf:10.1f} {seconds:8.2f}")
 
 
-def clone_figures(enhance: bool, repeat: int) -> None:
-    cloner = KokoroCloner()
+def clone_figures(enhance: bool, repeat: int, evaluations: int | None = None) -> None:
+    cloner = KokoroCloner(**({"evaluations": evaluations} if evaluations else {}))
     cloner.start()
     judge_stock = load_cached(cloner.kokoro, cloner.options.judge_encoder) or {}
     print("\nCloning (judge encoder:", cloner.options.judge_encoder, ")")
@@ -141,9 +141,10 @@ def main() -> int:
     parser.add_argument("--enhance", action="store_true", help="also time enhance_quality clones")
     parser.add_argument("--skip-clone", action="store_true")
     parser.add_argument("--skip-tts", action="store_true")
+    parser.add_argument("--evaluations", type=int, help="styles a standard fit tries (default: the cloner's)")
     args = parser.parse_args()
     if not args.skip_clone:
-        clone_figures(args.enhance, args.repeat)
+        clone_figures(args.enhance, args.repeat, args.evaluations)
     if not args.skip_tts:
         tts_figures(args.repeat)
     return 0
