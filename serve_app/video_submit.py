@@ -71,7 +71,7 @@ async def validate_submission(services: Services, account: Account, form: FormBo
     await _check_pair(services, source, target)
     for field in ("video_url", "callback_url"):
         if getattr(params, field):
-            await _check_url(services, field, getattr(params, field))
+            await check_url_field(services, field, getattr(params, field))
     glossary = await _glossary(services, account, params.glossary_id, source, target)
     info = await _probe_upload(form.file) if form.file else None
     options = params.model_copy(update={"target_lang": target, "source_lang": source})
@@ -101,12 +101,17 @@ async def _check_features(services: Services, params: VideoTranslateParams, targ
     if params.enable_diarization and "diarizer" not in services.handles:
         raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_diarization: speaker diarization is not deployed on this service.")
     if params.enable_dubbing:
-        tts = services.handles.get("tts")
-        if tts is None:
-            raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: speech synthesis is not deployed on this service.")
-        languages: list[str] = await services.tts_languages.get(lambda: asyncio.wait_for(tts.languages.remote(), 30))
-        if primary(target) not in languages:
-            raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"enable_dubbing: no voice speaks {target} on this service.")
+        await check_dubbing(services, target)
+
+
+async def check_dubbing(services: Services, target: str) -> None:
+    """Dubbing needs the TTS deployment and a voice that speaks ``target``."""
+    tts = services.handles.get("tts")
+    if tts is None:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: speech synthesis is not deployed on this service.")
+    languages: list[str] = await services.tts_languages.get(lambda: asyncio.wait_for(tts.languages.remote(), 30))
+    if primary(target) not in languages:
+        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"enable_dubbing: no voice speaks {target} on this service.")
 
 
 def _languages(services: Services, params: VideoTranslateParams) -> tuple[str, str | None]:
@@ -137,7 +142,7 @@ async def _check_pair(services: Services, source: str | None, target: str) -> No
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"No language can be translated into {target} on this service.")
 
 
-async def _check_url(services: Services, field: str, url: str) -> None:
+async def check_url_field(services: Services, field: str, url: str) -> None:
     try:
         await asyncio.to_thread(check_url, url, services.url_policy)
     except InvalidUrl as exc:

@@ -211,7 +211,11 @@ def feature_charges(options: VideoOptions, duration: float | None) -> list[tuple
     if options.engine == "professional":
         charges.append(("professional_minutes", billable_minutes(seconds)))
     if options.enable_dubbing:
-        professional = options.dubbing_voice.startswith("professional") or options.dubbing_voice == "original"
-        metric = "dubbing_professional_seconds" if professional else "dubbing_seconds"
-        charges.append((metric, max(1, math.ceil(seconds))))
+        charges.append((dubbing_metric(options.dubbing_voice), max(1, math.ceil(seconds))))
     return charges
+
+
+def dubbing_metric(voice: str) -> str:
+    """The quota dubbed seconds count toward: ``professional-*`` and ``original`` voices are professional."""
+    professional = voice.startswith("professional") or voice == "original"
+    return "dubbing_professional_seconds" if professional else "dubbing_seconds"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import json
 import logging
 import tempfile
@@ -63,10 +62,8 @@ class LineAudio:
 
     async def put(self, key: str, audio: np.ndarray, rate: int) -> None:
         """Keep a spoken line; a line that cannot be kept is only spoken again next time."""
-        buffer = io.BytesIO()
-        sf.write(buffer, np.clip(audio, -1.0, 1.0), rate, format="FLAC", subtype="PCM_16")
         with tempfile.NamedTemporaryFile(suffix=".flac", delete=False) as handle:
-            handle.write(buffer.getvalue())
+            sf.write(handle, np.clip(audio, -1.0, 1.0), rate, format="FLAC", subtype="PCM_16")
         try:
             stored = await self.files.put(self.folder, f"line-{key}.flac", handle.name, "audio/flac", consume=True)
             if self.record is not None:

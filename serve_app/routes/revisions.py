@@ -2,32 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 
 import pydantic
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import caps, keys
+from core import caps
 from core.accounts import Account
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.revision import ReviseRequest, RevisionOf, revision_spec
 from core.specs.transcript import InvalidEdit, StoredTranscript, apply_edits, read_transcript
-from core.specs.video import VideoJobSpec
+from core.specs.video import VideoJobSpec, dubbing_metric
 from core.tasks import Task, TaskState, iso
-from deployments.engines.errors import InvalidUrl
-from deployments.engines.net.urls import check_url
-from deployments.engines.translation.languages import primary
-from serve_app.auth import authenticate_and_read, require_owner, services_of
+from serve_app.auth import services_of
 from serve_app.bodies import parse_model, read_json
 from serve_app.idempotency import fingerprint
 from serve_app.responses import validation_error
-from serve_app.routes.video import TASK_ID
+from serve_app.routes.video import owned_task
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.revisions import ReviseResponse, TranscriptBody
 from serve_app.services import Services
+from serve_app.video_submit import check_dubbing, check_url_field
 
 NOT_COMPLETED = "Only a completed task can be reviewed or revised; this one is {status}."
 GONE = "This task's transcript is no longer kept: revisions are possible while its outputs are (49 hours)."
@@ -112,13 +109,8 @@ async def revise_task(request: Request) -> Response:
 
 
 async def _owned_task(request: Request) -> tuple[Account, Task]:
-    task_id = request.path_params["task_id"]
-    reads = [keys.task(task_id)] if TASK_ID.fullmatch(task_id) else []
-    account, values = await authenticate_and_read(request, reads)
-    task = await services_of(request).tasks.load(values[0]) if values and values[0] else None
-    if task is None or task.kind != "video":
-        raise ApiError(ErrorKind.NOT_FOUND, "No such task.")
-    require_owner(account, task.account_id, "task", hide=True)
+    """The caller's completed video task of the path."""
+    account, task = await owned_task(request, kind="video")
     if task.status is not TaskState.COMPLETED:
         raise ApiError(ErrorKind.CONFLICT, NOT_COMPLETED.format(status=task.status.value))
     return account, task
@@ -139,17 +131,9 @@ async def _check_choices(services: Services, revise: ReviseRequest, spec: VideoJ
             if name in given:
                 raise ApiError(ErrorKind.INVALID_PARAMETER, f"{name} applies only with enable_dubbing=true.")
     if spec.enable_dubbing and "enable_dubbing" in given:
-        tts = services.handles.get("tts")
-        if tts is None:
-            raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: speech synthesis is not deployed on this service.")
-        languages: list[str] = await services.tts_languages.get(lambda: asyncio.wait_for(tts.languages.remote(), 30))
-        if primary(spec.target_lang) not in languages:
-            raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"enable_dubbing: no voice speaks {spec.target_lang} on this service.")
+        await check_dubbing(services, spec.target_lang)
     if spec.callback_url:
-        try:
-            await asyncio.to_thread(check_url, spec.callback_url, services.url_policy)
-        except InvalidUrl as exc:
-            raise ApiError(ErrorKind.INVALID_URL, f"callback_url: {exc}") from None
+        await check_url_field(services, "callback_url", spec.callback_url)
 
 
 def revision_charges(spec: VideoJobSpec, edited: StoredTranscript, changes: dict[str, set[str]]) -> list[tuple[str, int]]:
@@ -163,8 +147,7 @@ def revision_charges(spec: VideoJobSpec, edited: StoredTranscript, changes: dict
         spoken = [s for s in edited.segments if not parent_dubbed or changes.get(s.id, set()) & {"source", "translation"}]
         seconds = sum(s.end - s.start for s in spoken)
         if seconds > 0:
-            professional = spec.dubbing_voice.startswith("professional") or spec.dubbing_voice == "original"
-            charges.append(("dubbing_professional_seconds" if professional else "dubbing_seconds", max(1, math.ceil(seconds))))
+            charges.append((dubbing_metric(spec.dubbing_voice), max(1, math.ceil(seconds))))
     return charges
 
 

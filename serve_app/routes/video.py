@@ -12,7 +12,7 @@ from core.accounts import Account
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
-from core.tasks import iso
+from core.tasks import Task, iso
 from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
@@ -34,15 +34,21 @@ GET_DOC = RouteDoc(
 
 @api_route("/v1/video/task/{task_id}", "GET", GET_DOC)
 async def get_task(request: Request) -> JSONResponse:
+    _, task = await owned_task(request)
+    return JSONResponse(task.public())
+
+
+async def owned_task(request: Request, kind: str | None = None) -> tuple[Account, Task]:
+    """The caller and the task of the path's ``task_id``; NOT_FOUND when missing, another account's, or not ``kind``."""
     task_id = request.path_params["task_id"]
     # Only a well-formed id becomes a key (it is read inside the authentication script).
     reads = [keys.task(task_id)] if TASK_ID.fullmatch(task_id) else []
     account, values = await authenticate_and_read(request, reads)
     task = await services_of(request).tasks.load(values[0]) if values and values[0] else None
-    if task is None:
+    if task is None or (kind is not None and task.kind != kind):
         raise ApiError(ErrorKind.NOT_FOUND, "No such task.")
     require_owner(account, task.account_id, "task", hide=True)
-    return JSONResponse(task.public())
+    return account, task
 
 
 SUBMIT_DOC = RouteDoc(

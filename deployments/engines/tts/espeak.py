@@ -167,7 +167,7 @@ class EspeakEngine(TtsEngine):
             raise UnsupportedLanguage(f"espeak-ng does not speak {lang!r}", target=lang)
         if not text.strip():
             raise InvalidInput("nothing to say: the text is empty")
-        base = self.options.voice_wpm.get(voice, self.options.base_wpm) if isinstance(voice, str) else self.options.base_wpm
+        base = self.options.voice_wpm.get(str(voice), self.options.base_wpm)  # a valid id (``_variant``): a str
         wpm = round(base * _speed(speed))
         command = [str(self._binary), "-v", f"{espeak_voice}+{variant}", "-s", str(min(max(wpm, MIN_WPM), MAX_WPM))]
         samples, rate = read_wav(self._run([*command, "-b", "1", "--stdin", "--stdout"], text))
