@@ -51,10 +51,16 @@ def load_cached(kokoro: KokoroEngine, encoder: str) -> dict[str, np.ndarray] | N
     return found if set(found) >= set(kokoro.packs) else None
 
 
-def compute(kokoro: KokoroEngine, encoder: SpeakerEncoder) -> dict[str, np.ndarray]:
+def probe_speech(kokoro: KokoroEngine) -> dict[str, np.ndarray]:
+    """Each stock voice speaking the English probe sentence (what every encoder embeds)."""
     phonemes = kokoro.phonemize(PROBES["en"], "en")
-    packs = sorted(kokoro.packs.items())
-    return {name: encoder.embed(kokoro.speak_phonemes(phonemes, pack), SAMPLE_RATE) for name, pack in packs}
+    return {name: kokoro.speak_phonemes(phonemes, pack) for name, pack in sorted(kokoro.packs.items())}
+
+
+def compute(kokoro: KokoroEngine, encoder: SpeakerEncoder, speech: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """``encoder``'s embedding of each stock voice; ``speech`` reuses probes already spoken."""
+    speech = speech if speech is not None else probe_speech(kokoro)
+    return {name: encoder.embed(audio, SAMPLE_RATE) for name, audio in speech.items()}
 
 
 def store(kokoro: KokoroEngine, encoder: str, embeddings: dict[str, np.ndarray]) -> None:
@@ -73,13 +79,15 @@ def store(kokoro: KokoroEngine, encoder: str, embeddings: dict[str, np.ndarray])
     os.replace(tmp, path)
 
 
-def stock_embeddings(kokoro: KokoroEngine, encoder: SpeakerEncoder) -> dict[str, np.ndarray]:
-    """The cached embeddings, computed and stored when missing or stale."""
+def stock_embeddings(
+    kokoro: KokoroEngine, encoder: SpeakerEncoder, speech: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
+    """The cached embeddings, computed (from ``speech`` when given) and stored when missing or stale."""
     cached = load_cached(kokoro, encoder.name)
     if cached is not None:
         return cached
     log.info("computing %s embeddings of %d stock voices (cached afterwards)", encoder.name, len(kokoro.packs))
-    embeddings = compute(kokoro, encoder)
+    embeddings = compute(kokoro, encoder, speech)
     try:
         store(kokoro, encoder.name, embeddings)
     except OSError as exc:  # a read-only model folder: recompute next start
@@ -94,10 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kokoro = KokoroEngine(model_dir=args.model_dir)
     kokoro.start()
-    for name in args.encoder or ENCODER_NAMES:
-        state = "up to date" if load_cached(kokoro, name) is not None else "built"
-        stock_embeddings(kokoro, load_encoder(name, threads=2))
-        print(f"stock embeddings ({name}): {state} in {cache_path(kokoro)}")
+    names = args.encoder or ENCODER_NAMES
+    stale = [name for name in names if load_cached(kokoro, name) is None]
+    speech = probe_speech(kokoro) if stale else None  # spoken once, whichever encoders need it
+    for name in names:
+        if name in stale:
+            stock_embeddings(kokoro, load_encoder(name, threads=2), speech)
+        print(f"stock embeddings ({name}): {'built' if name in stale else 'up to date'} in {cache_path(kokoro)}")
     return 0
 
 
