@@ -16,11 +16,12 @@ ARG VLLM_VERSION=0.29.0
 # XTTS-v2 (tts engine `xtts`, voice_cloner engine `xtts-clone`) and the pyannote diarization pipeline.
 ARG COQUI_TTS_VERSION=0.28.0
 ARG PYANNOTE_AUDIO_VERSION=4.0.7
-# Openly licensed weights fetched while the image is built; pin the revisions to commits for reproducible images.
+# Openly licensed weights fetched while the image is built, each at a commit of its repository (never a branch),
+# so two builds of this file bake the same weights.
 ARG WHISPER_REPO=Systran/faster-whisper-large-v3
-ARG WHISPER_REVISION=main
+ARG WHISPER_REVISION=edaa852ec7e145841d8ffdb056a99866b5f0a478
 ARG LLM_REPO=Qwen/Qwen2.5-14B-Instruct
-ARG LLM_REVISION=main
+ARG LLM_REVISION=cf98f3b3bbb457ad9e2bb7baf9a0125b6b88caa8
 
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 ENV HF_HUB_OFFLINE=1 \

@@ -31,7 +31,7 @@ def run_text(name: str) -> str:
 
 
 def ray_pin() -> str:
-    pins = re.findall(r"^ray==(\S+)$", (ROOT / "requirements.lock").read_text(), re.MULTILINE)
+    pins = re.findall(r"^ray==([^\s\\]+)", (ROOT / "requirements.lock").read_text(), re.MULTILINE)
     assert len(pins) == 1
     return pins[0]
 
@@ -93,3 +93,13 @@ def test_gpu_image_holds_every_model_the_gpu_profile_names() -> None:
     assert named <= baked, f"not in the GPU image: {sorted(named - baked)}"
     licensed = [rest for keyword, rest in instructions("gpu.Dockerfile") if keyword == "COPY" and "--from=models-gpu" in rest]
     assert {"/models/xtts-v2/", "/models/pyannote-speaker-diarization-3.1/"} <= {rest.split()[-1] for rest in licensed}
+
+
+def test_gpu_image_fetches_weights_at_commits_not_branches() -> None:
+    """Every hub revision the GPU image downloads defaults to a 40-hex commit, so two builds bake the same weights."""
+    defaults = arg_defaults("gpu.Dockerfile")
+    revisions = {name: value for name, value in defaults.items() if name.endswith("_REVISION")}
+    assert revisions.keys() == {"WHISPER_REVISION", "LLM_REVISION"}
+    for name, value in revisions.items():
+        assert re.fullmatch(r"[0-9a-f]{40}", value), f"{name}={value} is not a commit"
+        assert f'--revision "${{{name}}}"' in run_text("gpu.Dockerfile")
