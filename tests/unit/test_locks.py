@@ -17,16 +17,34 @@ TOOLS = {"pytest", "pytest-asyncio", "pytest-timeout", "hypothesis", "moto", "lo
 TOOLS |= {"matplotlib", "llm", "openai", "srt", "webvtt-py", "pysubs2"}
 
 
+LOCKS = ("requirements.lock", "requirements-dev.lock", "requirements-nodeps.lock")
+
+
+def entries(name: str) -> list[str]:
+    """A lock's requirement entries, continuation lines joined; ``-r`` lines and comments skipped."""
+    text = re.sub(r"\s*\\\n\s*", " ", (ROOT / name).read_text(encoding="utf-8"))
+    lines = (line.split(" #", 1)[0].strip() for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return [line for line in lines if line and not line.startswith("-")]
+
+
 def pins(name: str) -> dict[str, str]:
-    """Package (canonical name) → version pinned in a lock file; ``-r`` lines and comments skipped."""
+    """Package (canonical name) → version pinned in a lock file."""
     out: dict[str, str] = {}
-    for line in (ROOT / name).read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-"):
-            continue
-        package, version = re.split(r"\s*==\s*", line, maxsplit=1)
+    for entry in entries(name):
+        package, version = re.split(r"\s*==\s*", entry.split()[0], maxsplit=1)
         out[canonicalize_name(package)] = version
     return out
+
+
+@pytest.mark.parametrize("lock", LOCKS)
+def test_every_pin_carries_the_hashes_of_its_files(lock: str) -> None:
+    """pip's hash-checking mode: a file whose bytes differ from the locked ones is refused."""
+    for entry in entries(lock):
+        requirement, *options = entry.split()
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[^=\s]+", requirement), entry
+        assert options, f"{requirement} has no --hash"
+        for option in options:
+            assert re.fullmatch(r"--hash=sha256:[0-9a-f]{64}", option), f"{requirement}: {option}"
 
 
 def requirements_of(package: str, extras: frozenset[str]) -> list[Requirement]:
