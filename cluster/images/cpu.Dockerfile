@@ -24,13 +24,14 @@ ENV HF_HUB_OFFLINE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# Debian packages: APT_PACKAGES of cluster/local/setup.sh (one list for machines and images) less the servers
+# Debian packages: APT_PACKAGES of cluster/local/setup.sh (one list for machines and images) less the Python packages
+# (the image runs Ray's Python) and the servers
 # that run as their own services (redis-server, prometheus), plus npm (kokoro-js voice packs) and a compiler for the packages built from source
 # (llama-cpp-python, hunspell).
 USER root
 COPY cluster/local/setup.sh /tmp/setup.sh
 RUN eval "$(sed -n '/^APT_PACKAGES=(/,/^)/p' /tmp/setup.sh)" \
- && packages=() && for p in "${APT_PACKAGES[@]}"; do case "$p" in redis-server|prometheus) ;; *) packages+=("$p") ;; esac; done \
+ && packages=() && for p in "${APT_PACKAGES[@]}"; do case "$p" in redis-server|prometheus|python3|python3-venv|python3-dev) ;; *) packages+=("$p") ;; esac; done \
  && apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${packages[@]}" npm build-essential cmake pkg-config \
@@ -41,7 +42,8 @@ WORKDIR /app
 
 # Python dependencies, as cluster/local/setup.sh installs them.
 COPY --chown=ray:users requirements.lock requirements-nodeps.lock pyproject.toml ./
-RUN pip install -r requirements.lock \
+COPY --chown=ray:users cluster/local/llama-cpp-text-only.cmake /tmp/llama-cpp-text-only.cmake
+RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
  && pip install --no-deps -r requirements-nodeps.lock
 # vLLM 0.29 cannot share requirements.lock's pins of fastapi, numpy, numba, llvmlite, protobuf and
 # grpcio-reflection: this step moves those six to the versions vLLM accepts (cluster/images/README.md).

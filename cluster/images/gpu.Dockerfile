@@ -32,12 +32,12 @@ ENV HF_HUB_OFFLINE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# Debian packages: APT_PACKAGES of cluster/local/setup.sh less redis-server and prometheus, plus npm and a
+# Debian packages: APT_PACKAGES of cluster/local/setup.sh less python3* (Ray's Python), redis-server and prometheus, plus npm and a
 # compiler (as in cpu.Dockerfile).
 USER root
 COPY cluster/local/setup.sh /tmp/setup.sh
 RUN eval "$(sed -n '/^APT_PACKAGES=(/,/^)/p' /tmp/setup.sh)" \
- && packages=() && for p in "${APT_PACKAGES[@]}"; do case "$p" in redis-server|prometheus) ;; *) packages+=("$p") ;; esac; done \
+ && packages=() && for p in "${APT_PACKAGES[@]}"; do case "$p" in redis-server|prometheus|python3|python3-venv|python3-dev) ;; *) packages+=("$p") ;; esac; done \
  && apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${packages[@]}" npm build-essential cmake pkg-config \
@@ -51,7 +51,8 @@ WORKDIR /app
 # those six to the versions vLLM accepts (cluster/images/README.md). coqui-tts and pyannote.audio are held to
 # the torch that vLLM brought (constraints file), so neither replaces it.
 COPY --chown=ray:users requirements.lock requirements-nodeps.lock pyproject.toml ./
-RUN pip install -r requirements.lock \
+COPY --chown=ray:users cluster/local/llama-cpp-text-only.cmake /tmp/llama-cpp-text-only.cmake
+RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
  && pip install --no-deps -r requirements-nodeps.lock
 RUN pip install "ray[llm]==${RAY_VERSION}" "vllm[audio]==${VLLM_VERSION}" \
  && pip freeze | grep -iE '^(torch|torchaudio|torchvision)==' > /tmp/torch-pins.txt \
