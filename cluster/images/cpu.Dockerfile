@@ -43,7 +43,7 @@ WORKDIR /app
 # Python dependencies, as cluster/local/setup.sh installs them.
 COPY --chown=ray:users requirements.lock requirements-nodeps.lock pyproject.toml ./
 COPY --chown=ray:users cluster/local/llama-cpp-text-only.cmake /tmp/llama-cpp-text-only.cmake
-RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
+RUN CMAKE_ARGS="-DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
  && pip install --no-deps -r requirements-nodeps.lock
 # vLLM 0.29 cannot share requirements.lock's pins of fastapi, numpy, numba, llvmlite, protobuf and
 # grpcio-reflection: this step moves those six to the versions vLLM accepts (cluster/images/README.md), within

@@ -53,7 +53,7 @@ WORKDIR /app
 # so coqui-tts and pyannote.audio stay on vLLM's torch and the image runs exactly the listed versions.
 COPY --chown=ray:users requirements.lock requirements-nodeps.lock pyproject.toml ./
 COPY --chown=ray:users cluster/local/llama-cpp-text-only.cmake /tmp/llama-cpp-text-only.cmake
-RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
+RUN CMAKE_ARGS="-DCMAKE_PROJECT_INCLUDE=/tmp/llama-cpp-text-only.cmake" pip install -r requirements.lock \
  && pip install --no-deps -r requirements-nodeps.lock
 COPY --chown=ray:users cluster/images/gpu-constraints.txt /tmp/gpu-constraints.txt
 RUN pip install -c /tmp/gpu-constraints.txt "ray[llm]==${RAY_VERSION}" "vllm[audio]==${VLLM_VERSION}" \

@@ -28,9 +28,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from packaging.utils import canonicalize_name
-
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from packaging.utils import canonicalize_name  # noqa: E402
+
+from cluster.local.lock_hashes import read_pins  # noqa: E402
+
 DOCKERFILE = ROOT / "cluster/images/gpu.Dockerfile"
 OUTPUT = ROOT / "cluster/images/gpu-constraints.txt"
 HEADER = "# Written by cluster/images/gpu_constraints.py: every package of the GPU image and the version pip resolved."
@@ -62,15 +66,8 @@ def gpu_layer() -> list[str]:
     ]
 
 
-def lock_pins(path: Path) -> dict[str, str]:
-    """Canonical name → version of a lock file (hash lines ignored)."""
-    text = re.sub(r"\s*\\\n\s*", " ", path.read_text())
-    found = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;#]+)", text, re.MULTILINE)
-    return {canonicalize_name(name): version for name, version in found}
-
-
 def requested() -> list[str]:
-    pins = lock_pins(ROOT / "requirements.lock")
+    pins = read_pins(ROOT / "requirements.lock")
     unknown = set(OVERRIDES) - set(pins)
     if unknown:
         raise SystemExit(f"overrides name packages the lock does not pin: {sorted(unknown)}")

@@ -44,6 +44,12 @@ def logical_lines(text: str) -> list[str]:
     return [re.sub(r"\s+--hash=\S+", "", line).rstrip() for line in joined.splitlines()]
 
 
+def read_pins(path: Path) -> dict[str, str]:
+    """Canonical name → version pinned in a lock file (hashes and environment markers left aside)."""
+    pins = (PIN.match(line) for line in logical_lines(path.read_text(encoding="utf-8")))
+    return {canonicalize_name(m.group(1)): m.group(2) for m in pins if m}
+
+
 def release_of(filename: str) -> tuple[str, Version] | None:
     """(normalized name, version) of a wheel or sdist file name; None for other files (eggs, installers)."""
     try:
@@ -84,7 +90,10 @@ def local_hashes(index: Path | None, name: str, version: str) -> set[str]:
         if path is None or not path.is_file() or release_of(path.name) != want:
             continue
         fragment = dict(part.split("=", 1) for part in url.fragment.split("&") if "=" in part)
-        out.add(fragment.get("sha256") or hashlib.sha256(path.read_bytes()).hexdigest())
+        if "sha256" not in fragment:
+            with path.open("rb") as f:  # streamed: model packages run to gigabytes
+                fragment["sha256"] = hashlib.file_digest(f, "sha256").hexdigest()
+        out.add(fragment["sha256"])
     return out
 
 

@@ -14,7 +14,7 @@ PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 WORK=var/setup
 WHEELS=var/wheels
-LLAMA_CPP_CMAKE_ARGS="-DLLAVA_BUILD=OFF -DCMAKE_PROJECT_INCLUDE=$PWD/cluster/local/llama-cpp-text-only.cmake"
+LLAMA_CPP_CMAKE_ARGS="-DCMAKE_PROJECT_INCLUDE=$PWD/cluster/local/llama-cpp-text-only.cmake"
 
 # Everything beyond a stock Debian bookworm (Priority: required, cluster/local/debian-bookworm-base.txt) is
 # named here; tests/unit/test_stock_debian.py keeps the list and the commands the project runs in step.
@@ -103,7 +103,7 @@ make_venv() {
 
 # Builds the llama-cpp-python wheel into var/wheels in the background, once: it needs only the venv's pip and a
 # C++ compiler. The project loads text models through libllama alone, so the multimodal library (mtmd) and
-# llama.cpp's common library are left out (LLAMA_CPP_CMAKE_ARGS): 2 min 1 s on two cores instead of 4 min 21 s.
+# llama.cpp's common library are left out (cluster/local/llama-cpp-text-only.cmake).
 llama_installed() {
   [ "$("$VENV/bin/python" -c 'from importlib.metadata import version; print(version("llama_cpp_python"))' 2>/dev/null)" = "$(llama_version)" ]
 }
@@ -160,7 +160,7 @@ install_venv() {
 check_requirements() {
   local nodeps broken
   nodeps=$(grep -oE '^[A-Za-z0-9][A-Za-z0-9._-]*==' requirements-nodeps.lock | sed 's/==$//; s/[._]/-/g' | paste -sd'|')
-  broken=$("$VENV/bin/pip" check 2>&1 | sed 's/_/-/' | grep -viE "^($nodeps) |^No broken requirements" || true)
+  broken=$("$VENV/bin/pip" check 2>&1 | sed -E ':a; s/^([^ ]*)[._]/\1-/; ta' | grep -viE "^($nodeps) |^No broken requirements" || true)
   [ -z "$broken" ] && return
   printf '%s\n' "$broken" >&2
   log "installed packages miss a dependency: the locks are incomplete"

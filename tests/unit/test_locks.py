@@ -11,6 +11,8 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from cluster.local.lock_hashes import read_pins
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Tools that never belong in a production image.
 TOOLS = {"pytest", "pytest-asyncio", "pytest-timeout", "hypothesis", "moto", "locust", "schemathesis", "mypy", "ruff"}
@@ -31,11 +33,7 @@ def entries(name: str) -> list[str]:
 
 def pins(name: str) -> dict[str, str]:
     """Package (canonical name) → version pinned in a lock file."""
-    out: dict[str, str] = {}
-    for entry in entries(name):
-        package, version = re.split(r"\s*==\s*", entry.split()[0], maxsplit=1)
-        out[canonicalize_name(package)] = version
-    return out
+    return read_pins(ROOT / name)
 
 
 @pytest.mark.parametrize("lock", LOCKS)

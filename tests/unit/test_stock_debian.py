@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -45,13 +46,14 @@ PROGRAMS = {
 SUPPORT = ("python3-venv", "python3-dev", "libhunspell-dev", "ca-certificates", "fonts-noto-cjk", "codec2-examples")
 
 
-def apt_packages() -> set[str]:
+@cache
+def apt_packages() -> frozenset[str]:
     text = SETUP.read_text()
     body = re.search(r"^APT_PACKAGES=\((.*?)^\)", text, re.S | re.M)
     assert body, "setup.sh has no APT_PACKAGES=( … ) list"
     words = [w for line in body.group(1).splitlines() for w in line.split("#", 1)[0].split()]
     assert len(words) == len(set(words)), "a package is named twice"
-    return set(words)
+    return frozenset(words)
 
 
 def base_packages() -> set[str]:
@@ -83,8 +85,9 @@ def test_every_program_in_the_table_is_run_somewhere() -> None:
         assert re.search(rf"(?<![\w.-]){re.escape(program)}(?![\w-])", corpus), f"{program} is not run anywhere"
 
 
+@cache
 def installed_dependencies() -> dict[str, set[str]]:
-    """Installed package → packages it depends on or provides (every alternative), from dpkg's status."""
+    """Installed package → packages it depends on or provides (every alternative), from dpkg's status (read once)."""
     fmt = r"${Package}\t${Status}\t${Depends}, ${Pre-Depends}, ${Recommends}\t${Provides}\n"
     rows = subprocess.run(["dpkg-query", "-W", "-f", fmt], capture_output=True, text=True, check=True).stdout
     graph: dict[str, set[str]] = {}

@@ -79,15 +79,13 @@ def store(kokoro: KokoroEngine, encoder: str, embeddings: dict[str, np.ndarray])
     os.replace(tmp, path)
 
 
-def stock_embeddings(
-    kokoro: KokoroEngine, encoder: SpeakerEncoder, speech: dict[str, np.ndarray] | None = None
-) -> dict[str, np.ndarray]:
-    """The cached embeddings, computed (from ``speech`` when given) and stored when missing or stale."""
+def stock_embeddings(kokoro: KokoroEngine, encoder: SpeakerEncoder) -> dict[str, np.ndarray]:
+    """The cached embeddings, computed and stored when missing or stale."""
     cached = load_cached(kokoro, encoder.name)
     if cached is not None:
         return cached
     log.info("computing %s embeddings of %d stock voices (cached afterwards)", encoder.name, len(kokoro.packs))
-    embeddings = compute(kokoro, encoder, speech)
+    embeddings = compute(kokoro, encoder)
     try:
         store(kokoro, encoder.name, embeddings)
     except OSError as exc:  # a read-only model folder: recompute next start
@@ -106,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     stale = [name for name in names if load_cached(kokoro, name) is None]
     speech = probe_speech(kokoro) if stale else None  # spoken once, whichever encoders need it
     for name in names:
-        if name in stale:
-            stock_embeddings(kokoro, load_encoder(name, threads=2), speech)
+        if name in stale:  # stored as computed: a folder setup cannot write fails the step
+            encoder = load_encoder(name, threads=2)
+            store(kokoro, encoder.name, compute(kokoro, encoder, speech))
         print(f"stock embeddings ({name}): {'built' if name in stale else 'up to date'} in {cache_path(kokoro)}")
     return 0
 

@@ -14,7 +14,8 @@ import sys
 
 from packaging.utils import canonicalize_name
 
-from cluster.images.gpu_constraints import OUTPUT, OVERRIDES, build_args, lock_pins
+from cluster.images.gpu_constraints import OUTPUT, OVERRIDES, build_args
+from cluster.local.lock_hashes import read_pins
 from tests.support.tiers import DEEP
 from tests.unit.kuberay.manifests import IMAGES, ROOT
 
@@ -27,14 +28,14 @@ def test_the_file_pins_every_package_once() -> None:
 
 
 def test_it_keeps_the_lock_but_for_the_overrides_vllm_needs() -> None:
-    lock, gpu = lock_pins(ROOT / "requirements.lock"), lock_pins(OUTPUT)
+    lock, gpu = read_pins(ROOT / "requirements.lock"), read_pins(OUTPUT)
     assert set(lock) <= set(gpu), "a package of the lock is missing from the GPU image"
     moved = {name: gpu[name] for name in lock if gpu[name] != lock[name]}
     assert moved == {canonicalize_name(k): v for k, v in OVERRIDES.items()}
 
 
 def test_it_holds_the_versions_the_dockerfile_names() -> None:
-    gpu, args = lock_pins(OUTPUT), build_args()
+    gpu, args = read_pins(OUTPUT), build_args()
     assert gpu["ray"] == args["RAY_VERSION"]
     assert gpu["vllm"] == args["VLLM_VERSION"]
     assert gpu["coqui-tts"] == args["COQUI_TTS_VERSION"]

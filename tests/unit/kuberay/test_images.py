@@ -7,6 +7,7 @@ from importlib import metadata
 
 import pytest
 
+from cluster.local.lock_hashes import read_pins
 from tests.unit.kuberay.manifests import GPU_CONFIG, IMAGES, ROOT, load_script
 
 
@@ -31,9 +32,7 @@ def run_text(name: str) -> str:
 
 
 def ray_pin() -> str:
-    pins = re.findall(r"^ray==([^\s\\]+)", (ROOT / "requirements.lock").read_text(), re.MULTILINE)
-    assert len(pins) == 1
-    return pins[0]
+    return read_pins(ROOT / "requirements.lock")["ray"]
 
 
 @pytest.mark.parametrize(("name", "suffix"), [("cpu.Dockerfile", "-py311"), ("gpu.Dockerfile", "-py311-gpu")])
