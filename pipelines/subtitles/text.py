@@ -14,6 +14,7 @@ spaces.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 from deployments.engines.text.sentences import CLOSERS, ends_with_stop
 
@@ -77,6 +78,25 @@ def display_length(text: str) -> int:
     return sum(1 for ch in text if unicodedata.category(ch) not in _ZERO_WIDTH)
 
 
+def is_full_width(ch: str) -> bool:
+    """East Asian wide or full-width characters (kana, kanji, full-width forms): one whole character."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def half_units(text: str) -> int:
+    """Width in half-width units: a full-width character is 2, any other visible character 1.
+
+    Japanese counts a half-width character (Latin letters, digits, spaces, half-width kana) as half a
+    character, so its line limits are kept in these units (``presets.Preset.half_width``).
+    """
+    return sum(2 if is_full_width(ch) else 1 for ch in text if unicodedata.category(ch) not in _ZERO_WIDTH)
+
+
+def char_count(text: str, half_width: bool = False) -> float:
+    """Characters of ``text`` as its preset counts them (half-width characters 0.5 where ``half_width``)."""
+    return half_units(text) / 2 if half_width else float(display_length(text))
+
+
 def split_units(word: str) -> list[str]:
     """Cut one space-free word into the smallest pieces a line may break between.
 
@@ -118,7 +138,7 @@ def graphemes(text: str) -> list[str]:
     return out
 
 
-def hard_split(text: str, width: int) -> list[str]:
+def hard_split(text: str, width: int, measure: Callable[[str], int] = display_length) -> list[str]:
     """Cut ``text`` into pieces of at most ``width`` visible characters.
 
     Only for a single word longer than a whole line (URLs, chemical names):
@@ -127,7 +147,7 @@ def hard_split(text: str, width: int) -> list[str]:
     pieces: list[str] = []
     current = ""
     for cluster in graphemes(text):
-        if current and display_length(current + cluster) > width:
+        if current and measure(current + cluster) > width:
             pieces.append(current)
             current = ""
         current += cluster
