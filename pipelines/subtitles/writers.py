@@ -1,11 +1,12 @@
-"""SRT, WebVTT and ASS files from cues.
+"""SRT, WebVTT and ASS files from cues; ``render`` also dispatches to TTML.
 
 Cues are numbered by position and cues with no text are skipped. When a cue
 carries ``original_lines`` (bilingual output, see ``translate_cues``) the
 source lines come first and the translation below; in ASS the source block
 uses the smaller ``Original`` style. Text is escaped for each format, so
 speech containing ``-->``, ``<``, ``&``, braces or backslashes cannot break
-the file or turn into markup.
+the file or turn into markup. IMSC TTML and EBU-TT-D come from
+``timed_text``, which follows the same rules.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from collections.abc import Iterator, Sequence
 
 from pipelines.subtitles.style import SubtitleStyle, hex_to_ass
 from pipelines.subtitles.timecode import ass_time, srt_time, vtt_time
+from pipelines.subtitles.timed_text import to_ebu_tt_d, to_ttml
 from pipelines.subtitles.types import Cue
 
-FORMATS = ("srt", "vtt", "ass")
+FORMATS = ("srt", "vtt", "ass", "ttml", "ebu_tt_d")
 DEFAULT_VIDEO_SIZE = (1920, 1080)
 _TRANSPARENT = "&HFF000000"
 _WORD_JOINER = "\u2060"
@@ -102,14 +104,24 @@ def render(
     fmt: str,
     style: SubtitleStyle | None = None,
     video_size: tuple[int, int] = DEFAULT_VIDEO_SIZE,
+    *,
+    language: str = "und",
 ) -> str:
-    """Text of ``fmt`` (``srt``, ``vtt`` or ``ass``); style applies to ASS only."""
+    """Text of ``fmt`` (one of ``FORMATS``).
+
+    ``style`` and ``video_size`` apply to ASS only; ``language`` (BCP 47,
+    ``und`` when unknown) is the ``xml:lang`` of TTML and EBU-TT-D.
+    """
     if fmt == "srt":
         return to_srt(cues)
     if fmt == "vtt":
         return to_vtt(cues)
     if fmt == "ass":
         return to_ass(cues, style, video_size)
+    if fmt == "ttml":
+        return to_ttml(cues, language)
+    if fmt == "ebu_tt_d":
+        return to_ebu_tt_d(cues, language)
     raise ValueError(f"subtitle format must be one of {', '.join(FORMATS)}, got {fmt!r}")
 
 
