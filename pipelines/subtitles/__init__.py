@@ -1,4 +1,4 @@
-"""Subtitles: ASR words to cues, translated re-layout, SRT/VTT/ASS output.
+"""Subtitles: ASR words to cues, translated re-layout, SRT/VTT/ASS/TTML output.
 
 Pure Python with no heavy imports, so it runs anywhere in the pipeline.
 Typical flow::
@@ -24,6 +24,7 @@ from pipelines.subtitles.segment import (
     translate_sentences,
 )
 from pipelines.subtitles.style import SubtitleStyle, hex_to_ass, parse_hex_color
+from pipelines.subtitles.timed_text import to_ebu_tt_d, to_ttml
 from pipelines.subtitles.types import Cue, Segment, Word
 from pipelines.subtitles.wrap import wrap_text
 from pipelines.subtitles.writers import FORMATS, render, to_ass, to_srt, to_vtt
@@ -48,7 +49,9 @@ __all__ = [
     "segment_words",
     "supported_languages",
     "to_ass",
+    "to_ebu_tt_d",
     "to_srt",
+    "to_ttml",
     "to_vtt",
     "translate_cues",
     "translate_sentences",

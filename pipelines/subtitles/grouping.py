@@ -35,6 +35,8 @@ INSIDE_SENTENCE_END = 0.6
 INSIDE_PAUSE = 1.5
 SHORT_TEXT = 1.0
 SHORT_TIME = 3.0
+#: With frame-accurate timing a cue under the minimum duration breaks a rule: merge it rather than show it.
+SHORT_TIME_FRAMES = 8.0
 GLUE = 20.0
 EPSILON = 1e-9
 
@@ -79,6 +81,7 @@ def _relax(
     fitter = LineFitter(options.max_chars, options.max_lines)
     limit = tokens[i].start + options.max_duration + EPSILON
     short_text = min(options.max_chars // 3, 12)
+    short_time = SHORT_TIME if options.fps is None else SHORT_TIME_FRAMES
     inside = 0.0
     chars = 0
     n = len(tokens)
@@ -93,7 +96,7 @@ def _relax(
         if token.glue and j + 1 < n:
             cost += GLUE
         if costs.next_start[j] - tokens[i].start < options.min_duration:
-            cost += SHORT_TIME
+            cost += short_time
         if chars < short_text and j + 1 < n:
             cost += SHORT_TEXT
         if cost < best[j + 1]:

@@ -10,27 +10,27 @@ from pipelines.subtitles.grouping import group
 from pipelines.subtitles.options import SegmentationOptions
 from pipelines.subtitles.text import display_length
 from pipelines.subtitles.timing import settle
-from pipelines.subtitles.tokens import Token, make
+from pipelines.subtitles.tokens import Measure, Token, make
 from pipelines.subtitles.types import Cue
 from pipelines.subtitles.wrap import balance
 
 
-def speaker_label(name: str, max_chars: int) -> str:
+def speaker_label(name: str, max_chars: int, measure: Measure = display_length) -> str:
     """``[Speaker 2]``, or ``[S2]`` where the long form does not fit a line."""
     label = f"[{name}]"
-    if display_length(label) <= max_chars:
+    if measure(label) <= max_chars:
         return label
     return "[S" + name.rsplit(" ", 1)[-1] + "]"
 
 
-def with_labels(tokens: list[Token], max_chars: int) -> list[Token]:
+def with_labels(tokens: list[Token], max_chars: int, measure: Measure = display_length) -> list[Token]:
     """Insert a label token before the first token of each speaker turn."""
     out: list[Token] = []
     previous: str | None = None
     for token in tokens:
         if token.speaker is not None and token.speaker != previous:
-            text = speaker_label(token.speaker, max_chars)
-            label = make(text, token.start, token.start, False, speaker=token.speaker)
+            text = speaker_label(token.speaker, max_chars, measure)
+            label = make(text, token.start, token.start, False, speaker=token.speaker, measure=measure)
             out.append(replace(label, hard=True, glue=True, label=True))
             token = replace(token, space=True)
         out.append(token)
@@ -44,12 +44,19 @@ def build_cues(
     lower: float = 0.0,
     upper: float = math.inf,
 ) -> list[Cue]:
-    """Group timed tokens into cues, wrap their lines and settle their timing."""
+    """Group timed tokens into cues, wrap their lines and settle their timing.
+
+    With frame-accurate timing (``options.fps``) the cues keep their speech times: display timing is a
+    pass over the whole file (``frames.retime``), which ``translate_cues``/``translate_sentences`` run.
+    """
     cuts = group(tokens, options)
-    lines = [balance(tokens[i:j], options.max_chars, options.max_lines) for i, j in cuts]
+    lines = [balance(tokens[i:j], options.max_chars, options.max_lines, options.language) for i, j in cuts]
     spoken = [(tokens[i].start, tokens[j - 1].end) for i, j in cuts]
-    chars = [sum(display_length(line) for line in cue_lines) for cue_lines in lines]
-    times = settle(spoken, chars, options, lower, upper)
+    if options.fps is None:
+        chars = [int(sum(options.chars(line) for line in cue_lines)) for cue_lines in lines]
+        times = settle(spoken, chars, options, lower, upper)
+    else:
+        times = [(max(start, lower), max(min(end, upper), max(start, lower))) for start, end in spoken]
     return [
         Cue(
             index=k + 1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.specs.video import CUE_SECONDS_RANGE, DEFAULT_CUE_SECONDS, DEFAULT_MAX_LINE_CHARS, LINE_CHARS_RANGE
+from pipelines.subtitles.text import char_count, display_length, half_units
 
 MIN_MAX_DURATION, MAX_MAX_DURATION = CUE_SECONDS_RANGE
 MIN_LINE_CHARS = LINE_CHARS_RANGE[0]
@@ -39,6 +40,17 @@ class SegmentationOptions:
             ``enable_diarization``). Speakers are numbered by first
             appearance. Where ``[Speaker N]`` is wider than ``max_chars``
             the short form ``[SN]`` is used.
+        half_width: Measure lines in half-width units (Japanese: a
+            full-width character is 2, any other 1); ``max_chars`` is then
+            in those units too (13 full-width characters = 26).
+        language: Language of the text laid out: picks the line-break
+            word lists (``linebreaks.py``); None: language-independent rules.
+        fps: Frame rate of frame-accurate timing (``frames.py``: 2-frame
+            gaps, chaining, shot changes, half-second lingering). None: the
+            seconds-based timing of ``timing.py`` (the ``legacy`` preset).
+        shot_changes: Times of the video's shot changes, in seconds, that
+            frame-accurate timing snaps in- and out-times to.
+        until: End of the processed media, seconds: no cue lingers past it.
     """
 
     max_chars: int = DEFAULT_MAX_LINE_CHARS
@@ -48,6 +60,19 @@ class SegmentationOptions:
     max_cps: float = 20.0
     pause: float = 0.5
     speaker_labels: bool = False
+    half_width: bool = False
+    language: str | None = None
+    fps: float | None = None
+    shot_changes: tuple[float, ...] = ()
+    until: float | None = None
+
+    def measure(self, text: str) -> int:
+        """Width of ``text`` in the units of ``max_chars``."""
+        return half_units(text) if self.half_width else display_length(text)
+
+    def chars(self, text: str) -> float:
+        """Characters of ``text`` as reading speed counts them (half-width 0.5 where ``half_width``)."""
+        return char_count(text, self.half_width)
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_chars, int) or self.max_chars < MIN_LINE_CHARS:
@@ -64,3 +89,5 @@ class SegmentationOptions:
             raise ValueError(f"max_cps must be positive, got {self.max_cps!r}")
         if self.pause < 0:
             raise ValueError(f"pause must be >= 0, got {self.pause!r}")
+        if self.fps is not None and not 1.0 <= self.fps <= 300.0:
+            raise ValueError(f"fps must be between 1 and 300, got {self.fps!r}")

@@ -104,9 +104,9 @@ def _speakers(timed: list[Timed], options: SegmentationOptions) -> list[Timed]:
 
 
 def _cues(timed: list[Timed], options: SegmentationOptions) -> list[Cue]:
-    tokens = word_tokens(timed, options.max_chars, options.max_duration)
+    tokens = word_tokens(timed, options.max_chars, options.max_duration, options.measure)
     if options.speaker_labels:
-        tokens = with_labels(tokens, options.max_chars)
+        tokens = with_labels(tokens, options.max_chars, options.measure)
     return build_cues(tokens, options)
 
 

@@ -9,7 +9,7 @@ layout algorithm serves both.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from pipelines.subtitles.text import (
@@ -20,6 +20,9 @@ from pipelines.subtitles.text import (
     needs_space,
     split_units,
 )
+
+#: The width of a text in line units (``display_length``, or half-width units for Japanese).
+Measure = Callable[[str], int]
 
 
 @dataclass(frozen=True)
@@ -67,22 +70,23 @@ def make(
     space: bool,
     speaker: str | None = None,
     boundary: bool = False,
+    measure: Measure = display_length,
 ) -> Token:
-    """A token with its size computed."""
-    return Token(text, start, end, space, display_length(text), speaker, boundary=boundary)
+    """A token with its size computed (``measure``: the line width of a text, ``display_length`` by default)."""
+    return Token(text, start, end, space, measure(text), speaker, boundary=boundary)
 
 
-def explode(token: Token, max_chars: int) -> list[Token]:
+def explode(token: Token, max_chars: int, measure: Measure = display_length) -> list[Token]:
     """Split a token into units, hard-splitting any unit wider than a line.
 
     Unit times are interpolated by character count inside the token's span.
     """
     pieces: list[str] = []
     for unit in split_units(token.text):
-        pieces.extend(hard_split(unit, max_chars) if display_length(unit) > max_chars else [unit])
+        pieces.extend(hard_split(unit, max_chars, measure) if measure(unit) > max_chars else [unit])
     if len(pieces) <= 1:
-        return [replace(token, size=display_length(token.text))]
-    weights = [max(display_length(p), 1) for p in pieces]
+        return [replace(token, size=measure(token.text))]
+    weights = [max(measure(p), 1) for p in pieces]
     total, done, out = sum(weights), 0, []
     span = token.end - token.start
     for k, (piece, weight) in enumerate(zip(pieces, weights)):
@@ -97,7 +101,7 @@ def explode(token: Token, max_chars: int) -> list[Token]:
                 start=start,
                 end=end,
                 space=token.space if k == 0 else False,
-                size=display_length(piece),
+                size=measure(piece),
                 glue=token.glue and last,
                 boundary=token.boundary and last,
             )
@@ -105,11 +109,11 @@ def explode(token: Token, max_chars: int) -> list[Token]:
     return out
 
 
-def text_tokens(text: str, max_chars: int) -> list[Token]:
+def text_tokens(text: str, max_chars: int, measure: Measure = display_length) -> list[Token]:
     """Untimed tokens of plain text; whitespace in ``text`` marks word boundaries."""
     out: list[Token] = []
     for k, word in enumerate(text.split()):
-        out.extend(explode(make(word, 0.0, 0.0, k > 0), max_chars))
+        out.extend(explode(make(word, 0.0, 0.0, k > 0, measure=measure), max_chars, measure))
     return out
 
 
@@ -167,7 +171,9 @@ class Timed:
     segment_start: bool = False
 
 
-def word_tokens(words: Sequence[Timed], max_chars: int, max_duration: float) -> list[Token]:
+def word_tokens(
+    words: Sequence[Timed], max_chars: int, max_duration: float, measure: Measure = display_length
+) -> list[Token]:
     """Tokens of ASR words, in time order, with repaired timings.
 
     Repairs: words are sorted by start and negative times raised to 0; an
@@ -192,8 +198,8 @@ def word_tokens(words: Sequence[Timed], max_chars: int, max_duration: float) -> 
         if raw[k] and word.segment_start and not space:
             space = needs_space(prev, text)
         boundary = k + 1 < len(items) and items[k + 1].segment_start
-        token = make(text, start, end, space, speaker=word.speaker, boundary=boundary)
-        out.extend(explode(token, max_chars))
+        token = make(text, start, end, space, speaker=word.speaker, boundary=boundary, measure=measure)
+        out.extend(explode(token, max_chars, measure))
         prev = text
     return out
 

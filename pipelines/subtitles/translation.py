@@ -17,9 +17,10 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import replace
 
+from pipelines.subtitles.frames import retime
 from pipelines.subtitles.layout import build_cues, renumber
 from pipelines.subtitles.options import SegmentationOptions
-from pipelines.subtitles.text import display_length, ends_sentence, join_lines
+from pipelines.subtitles.text import ends_sentence, join_lines
 from pipelines.subtitles.tokens import Token, make, spread, text_tokens
 from pipelines.subtitles.types import Cue
 from pipelines.subtitles.wrap import balance, join
@@ -69,23 +70,36 @@ def translate_cues(
     options: SegmentationOptions | None = None,
     *,
     bilingual: bool = False,
+    original_options: SegmentationOptions | None = None,
 ) -> list[Cue]:
     """Replace each cue's text by its translation (one translation per cue).
 
     A cue whose translation is blank is dropped, except in bilingual mode,
-    where it keeps its source lines and shows no translation.
+    where it keeps its source lines and shows no translation. In bilingual
+    mode the source block is wrapped under ``original_options`` (the source
+    language's limits; default ``options``).
     """
+    options = options or SegmentationOptions()
+    return _displayed(_per_cue(cues, translations, options, bilingual, original_options or options), options)
+
+
+def _per_cue(
+    cues: Sequence[Cue],
+    translations: Sequence[str],
+    options: SegmentationOptions,
+    bilingual: bool,
+    original_options: SegmentationOptions,
+) -> list[Cue]:
     if len(cues) != len(translations):
         raise ValueError(f"got {len(translations)} translations for {len(cues)} cues")
-    options = options or SegmentationOptions()
     out: list[Cue] = []
     for cue, text in zip(cues, translations):
         original = cue_text(cue) if bilingual else ""
-        parts = _layout(text, [(cue.start, cue.end)], options, original, cue.label, cue.speaker)
+        parts = _layout(text, [(cue.start, cue.end)], options, original, cue.label, cue.speaker, original_options)
         if not parts and bilingual:
             parts = [replace(cue, lines=(), original_lines=cue.lines)]
         out.extend(parts)
-    return renumber(out)
+    return out
 
 
 def group_sentences(cues: Sequence[Cue], max_cues: int = 4) -> list[tuple[Cue, ...]]:
@@ -116,6 +130,7 @@ def translate_sentences(
     options: SegmentationOptions | None = None,
     *,
     bilingual: bool = False,
+    original_options: SegmentationOptions | None = None,
 ) -> list[Cue]:
     """Lay one translation per sentence group over the group's cues.
 
@@ -124,24 +139,50 @@ def translate_sentences(
     Bilingual: the translation is shared among the group's cues by
     proportion, so each source cue keeps exactly its own source lines.
     """
+    laid = layout_groups(groups, translations, options, bilingual=bilingual, original_options=original_options)
+    return renumber([cue for cues in laid for cue in cues])
+
+
+def layout_groups(
+    groups: Sequence[Sequence[Cue]],
+    translations: Sequence[str],
+    options: SegmentationOptions | None = None,
+    *,
+    bilingual: bool = False,
+    original_options: SegmentationOptions | None = None,
+    timed: bool = True,
+) -> list[list[Cue]]:
+    """``translate_sentences`` with the cues of each group kept apart (display timing over all of them).
+
+    ``timed=False`` leaves frame-timed cues at their speech times (source cues a revision lays out again).
+    """
     if len(groups) != len(translations):
         raise ValueError(f"got {len(translations)} translations for {len(groups)} groups")
     options = options or SegmentationOptions()
-    out: list[Cue] = []
+    original_options = original_options or options
+    laid: list[list[Cue]] = []
     for cues, text in zip(groups, translations):
         if not cues:
-            continue
-        if bilingual:
-            out.extend(translate_cues(cues, _share(text, cues, options), options, bilingual=True))
+            laid.append([])
+        elif bilingual:
+            laid.append(_per_cue(cues, _share(text, cues, options), options, True, original_options))
         else:
             spans = [(c.start, c.end) for c in cues]
-            out.extend(_layout(text, spans, options, "", cues[0].label, cues[0].speaker))
-    return renumber(out)
+            laid.append(_layout(text, spans, options, "", cues[0].label, cues[0].speaker))
+    if options.fps is None or not timed:
+        return laid
+    retimed = iter(retime([cue for cues in laid for cue in cues], options))
+    return [[next(retimed) for _ in cues] for cues in laid]
+
+
+def _displayed(cues: list[Cue], options: SegmentationOptions) -> list[Cue]:
+    """The cues numbered, with frame-accurate display timing when ``options.fps`` is set."""
+    return renumber(retime(cues, options) if options.fps is not None else cues)
 
 
 def _share(text: str, cues: Sequence[Cue], options: SegmentationOptions) -> list[str]:
     """Split ``text`` among ``cues`` in proportion to their durations."""
-    tokens = text_tokens(text, options.max_chars)
+    tokens = text_tokens(text, options.max_chars, options.measure)
     durations = [max(c.end - c.start, 0.0) for c in cues]
     weights = durations if sum(durations) > 0 else [1.0] * len(cues)
     parts: list[list[Token]] = [[] for _ in cues]
@@ -174,11 +215,11 @@ def _portions(items: Sequence[float], bins: Sequence[float]) -> list[int]:
     return out
 
 
-def _with_label(tokens: list[Token], label: str) -> list[Token]:
+def _with_label(tokens: list[Token], label: str, options: SegmentationOptions) -> list[Token]:
     """``tokens`` opened by a speaker label token (glued to what follows)."""
     if not label:
         return tokens
-    head = replace(make(label, 0.0, 0.0, False), glue=True, label=True)
+    head = replace(make(label, 0.0, 0.0, False, measure=options.measure), glue=True, label=True)
     if not tokens:
         return [head]
     return [head, replace(tokens[0], space=True), *tokens[1:]]
@@ -191,15 +232,16 @@ def _layout(
     original: str,
     label: str,
     speaker: str | None,
+    original_options: SegmentationOptions | None = None,
 ) -> list[Cue]:
-    words = text_tokens(text, options.max_chars)
+    words = text_tokens(text, options.max_chars, options.measure)
     if not words:
         return []
-    tokens = _timed(_with_label(words, label), spans, options)
+    tokens = _timed(_with_label(words, label, options), spans, options)
     cues = build_cues(tokens, options, spans[0][0], spans[-1][1])
     cues = [replace(c, speaker=speaker, label=c.label if k == 0 else "") for k, c in enumerate(cues)]
     if original.strip():
-        cues = _attach_original(cues, original, options, label)
+        cues = _attach_original(cues, original, options, label, original_options or options)
     return cues
 
 
@@ -209,26 +251,32 @@ def _timed(tokens: list[Token], spans: Sequence[Span], options: SegmentationOpti
     return [replace(t, end=min(t.end, t.start + options.max_duration)) for t in timed]
 
 
-def _attach_original(cues: list[Cue], original: str, options: SegmentationOptions, label: str) -> list[Cue]:
+def _attach_original(
+    cues: list[Cue], original: str, options: SegmentationOptions, label: str, source: SegmentationOptions
+) -> list[Cue]:
     """Give each cue the share of the source text matching its share of the translation.
 
     The speaker label, if any, opens the first cue's source block as it
     opens its translation.
     """
-    tokens = text_tokens(original, options.max_chars)
-    shares = [float(sum(display_length(line) + 1 for line in c.lines)) for c in cues]
-    shares[0] = max(shares[0] - display_length(label), 1.0)
+    tokens = text_tokens(original, source.max_chars, source.measure)
+    shares = [float(sum(options.measure(line) + 1 for line in c.lines)) for c in cues]
+    shares[0] = max(shares[0] - options.measure(label), 1.0)
     parts: list[list[Token]] = [[] for _ in cues]
     for token, index in zip(tokens, _portions(_weights(tokens), shares)):
         parts[index].append(token)
-    parts[0] = _with_label(parts[0], label)
-    return [replace(cue, original_lines=balance(part, options.max_chars, options.max_lines)) for cue, part in zip(cues, parts)]
+    parts[0] = _with_label(parts[0], label, source)
+    return [
+        replace(cue, original_lines=balance(part, source.max_chars, source.max_lines, source.language))
+        for cue, part in zip(cues, parts)
+    ]
 
 
 __all__ = [
     "cue_text",
     "fit_text",
     "group_sentences",
+    "layout_groups",
     "translate_cues",
     "translate_sentences",
 ]

@@ -3,7 +3,10 @@
 A cue that fits on one line stays on one line. Otherwise the break is chosen
 among all positions that keep both lines within the limit, preferring lines
 of equal length, then a break after punctuation, then a bottom-heavy shape
-(shorter top line), which is how broadcast subtitles are set.
+(shorter top line), which is how broadcast subtitles are set. Given the text's
+language, breaks inside a phrase (after an article, a preposition or a subject
+pronoun, between a first and a last name) cost more and breaks before a
+conjunction less (``linebreaks.break_cost``, word lists per language).
 """
 
 from __future__ import annotations
@@ -11,7 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.specs.video import DEFAULT_MAX_LINE_CHARS
+from pipelines.subtitles.linebreaks import break_cost
 from pipelines.subtitles.tokens import Token, text_tokens
+
+#: Weight of a linguistic break cost, in lines: a break after an article costs a fifth of a line in balance.
+LINGUISTIC_WEIGHT = 0.2
 
 
 def join(tokens: Sequence[Token]) -> str:
@@ -60,7 +67,7 @@ def greedy_lines(tokens: Sequence[Token], max_chars: int) -> list[list[Token]]:
     return [line for line in lines if line]
 
 
-def balance(tokens: Sequence[Token], max_chars: int, max_lines: int = 2) -> tuple[str, ...]:
+def balance(tokens: Sequence[Token], max_chars: int, max_lines: int = 2, language: str | None = None) -> tuple[str, ...]:
     """Lines for one cue's tokens, balanced when two are needed.
 
     Tokens that need more than ``max_lines`` lines (never the case for cues
@@ -70,13 +77,13 @@ def balance(tokens: Sequence[Token], max_chars: int, max_lines: int = 2) -> tupl
         return ()
     if width(tokens) <= max_chars:
         return (join(tokens),)
-    split = _best_split(tokens, max_chars) if max_lines >= 2 else None
+    split = _best_split(tokens, max_chars, language) if max_lines >= 2 else None
     if split is None:
         return tuple(join(line) for line in greedy_lines(tokens, max_chars))
     return join(tokens[:split]), join(tokens[split:])
 
 
-def _best_split(tokens: Sequence[Token], max_chars: int) -> int | None:
+def _best_split(tokens: Sequence[Token], max_chars: int, language: str | None) -> int | None:
     """Index of the first token of line two with the lowest cost, or None if none fits."""
     best: tuple[float, int] | None = None
     total = width(tokens)
@@ -87,6 +94,8 @@ def _best_split(tokens: Sequence[Token], max_chars: int) -> int | None:
         if top > max_chars or bottom > max_chars:
             continue
         cost = _split_cost(tokens[k - 1], top, bottom, max_chars)
+        if language is not None and not (tokens[k - 1].label or tokens[k - 1].sentence_end or tokens[k - 1].clause_end):
+            cost += LINGUISTIC_WEIGHT * max_chars * break_cost(tokens[k - 1].text, tokens[k].text, language)
         if best is None or cost < best[0]:
             best = (cost, k)
     return None if best is None else best[1]

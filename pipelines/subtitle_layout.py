@@ -1,0 +1,116 @@
+"""A task's subtitle layout: its preset resolved per language, as segmentation options (docs/timed-text.md).
+
+The preset (``subtitle_preset``, ``standard`` by default) gives each language its line length, reading
+speed and durations; ``max_subtitle_length`` and ``subtitle_max_duration`` win when the request gave
+them. The source language's options cut the recognized speech into cues (kept at their speech times);
+the target language's lay the translation out and time it on the video's frames, snapping to its shot
+changes. The quality report checks the final cues against the same preset.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from core.specs.transcript import Timing
+from core.specs.video import VideoOptions
+from pipelines.subtitles.frames import DEFAULT_FPS
+from pipelines.subtitles.options import SegmentationOptions
+from pipelines.subtitles.presets import Preset, preset_for
+from pipelines.subtitles.qc import QcReport, check_cues
+from pipelines.subtitles.types import Cue
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Segmentation options of a task's two languages, and the target's preset and frames.
+
+    Attributes:
+        source: options that cut the recognized speech into cues (speech times, no shot changes).
+        target: options that lay the translation out and time it.
+        preset: the target language's preset (what the quality report checks).
+        fps: the video's frame rate (24 when it has none).
+        shot_changes: the video's shot changes, seconds.
+    """
+
+    source: SegmentationOptions
+    target: SegmentationOptions
+    preset: Preset
+    fps: float
+    shot_changes: tuple[float, ...] = ()
+
+    def check(self, cues: Sequence[Cue]) -> QcReport:
+        """The quality report of the final cues."""
+        return check_cues(cues, self.preset, self.fps, self.shot_changes)
+
+    def with_shot_changes(self, shot_changes: Sequence[float]) -> Layout:
+        """The same layout timed to ``shot_changes`` (none under the legacy preset)."""
+        if not self.preset.frame_rules:
+            return self
+        cuts = tuple(sorted(shot_changes))
+        return dataclasses.replace(self, target=dataclasses.replace(self.target, shot_changes=cuts), shot_changes=cuts)
+
+    def timing(self) -> Timing:
+        """What a revision needs to time its cues the same way."""
+        return Timing(fps=self.fps, shot_changes=list(self.shot_changes))
+
+
+def preset_of(options: VideoOptions, language: str, explicit: Sequence[str]) -> Preset:
+    """``language``'s preset under the task's ``subtitle_preset``, with the layout fields it gave."""
+    return preset_for(
+        language,
+        options.subtitle_preset,
+        max_chars=options.max_subtitle_length if "max_subtitle_length" in explicit else None,
+        max_duration=options.subtitle_max_duration if "subtitle_max_duration" in explicit else None,
+    )
+
+
+def options_for(
+    preset: Preset,
+    *,
+    speaker_labels: bool,
+    fps: float | None,
+    shot_changes: Sequence[float] = (),
+    until: float | None = None,
+) -> SegmentationOptions:
+    """Segmentation options that apply ``preset`` (Japanese in half-width units)."""
+    unit = 2 if preset.half_width else 1
+    return SegmentationOptions(
+        max_chars=preset.max_chars * unit,
+        max_lines=preset.max_lines,
+        max_duration=preset.max_duration,
+        min_duration=preset.min_duration,
+        max_cps=preset.max_cps,
+        speaker_labels=speaker_labels,
+        half_width=preset.half_width,
+        language=preset.language,
+        fps=(fps or DEFAULT_FPS) if preset.frame_rules else None,
+        shot_changes=tuple(shot_changes) if preset.frame_rules else (),
+        until=until,
+    )
+
+
+def layout_of(
+    options: VideoOptions,
+    explicit: Sequence[str],
+    source_lang: str,
+    target_lang: str,
+    *,
+    speaker_labels: bool,
+    fps: float | None = None,
+    shot_changes: Sequence[float] = (),
+    until: float | None = None,
+) -> Layout:
+    """The layout of a task whose speech is in ``source_lang``, on a video of ``fps`` with ``shot_changes``,
+    processed until ``until`` seconds."""
+    frames = fps if fps and fps > 0 else DEFAULT_FPS
+    target = preset_of(options, target_lang, explicit)
+    # Source cues stay at their speech times under frame rules (fps set): display timing comes after translation.
+    source = options_for(preset_of(options, source_lang, explicit), speaker_labels=speaker_labels, fps=None)
+    return Layout(
+        source=source,
+        target=options_for(target, speaker_labels=speaker_labels, fps=frames, shot_changes=shot_changes, until=until),
+        preset=target,
+        fps=frames,
+        shot_changes=tuple(shot_changes) if target.frame_rules else (),
+    )
