@@ -130,6 +130,7 @@ def service_job(
 
     ``chunk_s`` overrides the profile's ASR chunk length (``asr.target_chunk_s``; the maximum is 1.2 ×).
     ``on_done(label, task, client)`` runs after each job, while its outputs can still be downloaded.
+    A job's ``video`` entry, if any, names the file it uploads instead of ``video``.
 
     Returns per label (wall time, final task, seconds per stage as seen by polling every 0.25 s).
     """
@@ -163,14 +164,16 @@ def service_job(
         headers = {"Authorization": f"Bearer {token}"}
         results: dict[str, tuple[float, dict, dict[str, float]]] = {}
         with httpx.Client(base_url=base, timeout=120, headers=headers) as client:  # on_done calls with the same token
-            for label, fields in jobs.items():
+            for label, job in jobs.items():
+                fields = {k: v for k, v in job.items() if k != "video"}
+                upload = Path(job.get("video", video))
                 started = time.perf_counter()
-                with video.open("rb") as fh:
+                with upload.open("rb") as fh:
                     response = client.post(
                         "/v1/video/translate",
                         headers=headers,
                         data={"target_lang": "es", "source_lang": "en", **fields},
-                        files={"file": (video.name, fh, "video/mp4")},
+                        files={"file": (upload.name, fh, "video/mp4")},
                     )
                 response.raise_for_status()
                 task_id = response.json()["task_id"]
@@ -201,6 +204,9 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=5.5)
     parser.add_argument("--engines", default="standard,professional", help="video `engine` values, one job each")
     parser.add_argument(
+        "--presets", default="standard", help="subtitle_preset values, one job each per engine (legacy,standard: their cost)"
+    )
+    parser.add_argument(
         "--chunk-s", type=float, default=None, help="ASR chunk length (default: the profile's); short chunks overlap stages"
     )
     args = parser.parse_args()
@@ -208,7 +214,15 @@ def main() -> None:
     duration = args.minutes * 60
     print(f"video: {video} ({duration:.0f} s of real speech, looped codec2-examples recordings)")
     bare = [bare_whisper(video)]
-    jobs = service_job(video, {engine: {"engine": engine} for engine in args.engines.split(",")}, args.chunk_s)
+    jobs = service_job(
+        video,
+        {
+            f"{engine}/{preset}": {"engine": engine, "subtitle_preset": preset}
+            for engine in args.engines.split(",")
+            for preset in args.presets.split(",")
+        },
+        args.chunk_s,
+    )
     for engine, (job_s, task, _stages) in jobs.items():
         assert task["status"] == "completed", task
         chars = task["result"]["char_count"]

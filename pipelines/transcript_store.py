@@ -8,15 +8,19 @@ cue groups the subtitle writers and dubbing take; segments a revision changed ar
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.specs.transcript import CueRecord, SegmentRecord, StoredTranscript
+from core.specs.transcript import CueRecord, SegmentRecord, StoredTranscript, WordRecord
+from deployments.engines.asr.types import Transcript
 from pipelines.dubbing.voices import Speaker
-from pipelines.subtitles import Cue, SegmentationOptions, translate_sentences
+from pipelines.subtitles import Cue, SegmentationOptions, renumber
 from pipelines.subtitles.layout import speaker_label
-from pipelines.subtitles.translation import cue_text
+from pipelines.subtitles.qc import QcReport
+from pipelines.subtitles.translation import cue_text, layout_groups
 
 #: Fields of a dubbing report line that say how the line was fitted (the rest is in the segment already).
 DUBBING_FIELDS = ("start", "end", "method", "tempo", "reasked", "natural_s", "truncated_s", "text")
@@ -33,9 +37,14 @@ def to_stored(
     speakers: Sequence[Speaker],
     dubbing: Mapping[int, dict[str, Any]] | None = None,
     ids: Sequence[str] | None = None,
+    *,
+    full: Sequence[str | None] | None = None,
+    words: Sequence[list[WordRecord]] | None = None,
+    qc: QcReport | None = None,
     **fields: Any,
 ) -> StoredTranscript:
-    """The transcript to store; ``dubbing`` maps a segment's position to its dubbing report line."""
+    """The transcript to store; ``dubbing`` maps a segment's position to its dubbing report line, ``full`` gives
+    a condensed segment's full translation, ``words`` each segment's recognized words, ``qc`` the final cues' report."""
     ids = list(ids) if ids is not None else segment_ids(len(groups))
     segments = []
     for i, (cues, source, translation) in enumerate(zip(groups, sentences, translations, strict=True)):
@@ -50,11 +59,32 @@ def to_stored(
                 translation=translation,
                 cues=[CueRecord(start=c.start, end=c.end, lines=list(c.lines), speaker=c.speaker, label=c.label) for c in cues],
                 dubbing={k: line[k] for k in DUBBING_FIELDS if k in line} if line else None,
+                full_translation=full[i] if full else None,
+                words=words[i] if words else [],
             )
         )
+    report = {"summary": qc.summary(), "cues": qc.cue_records()} if qc is not None else None
     return StoredTranscript(
-        speakers=[{**dataclasses.asdict(s), "embedding": list(s.embedding)} for s in speakers], segments=segments, **fields
+        speakers=[{**dataclasses.asdict(s), "embedding": list(s.embedding)} for s in speakers],
+        segments=segments,
+        qc=report,
+        **fields,
     )
+
+
+def words_by_segment(groups: Sequence[Sequence[Cue]], transcript: Transcript) -> list[list[WordRecord]]:
+    """Each segment's recognized words: a word belongs to the last segment starting at or before its middle."""
+    starts = [cues[0].start if cues else math.inf for cues in groups]
+    out: list[list[WordRecord]] = [[] for _ in groups]
+    for segment in transcript.segments:
+        for word in segment.words:
+            k = bisect.bisect_right(starts, (word.start + word.end) / 2) - 1
+            if 0 <= k < len(out) and word.text.strip():
+                out[k].append(
+                    WordRecord(text=word.text.strip(), start=round(word.start, 3), end=round(word.end, 3),
+                               probability=round(word.probability, 3) if word.probability is not None else None)
+                )  # fmt: skip
+    return out
 
 
 def dubbing_by_segment(groups: Sequence[Sequence[Cue]], report: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
@@ -85,11 +115,11 @@ def groups_of(
         label = cues[0].label
         if relabel:
             turn = transcript.speaker_labels and segment.speaker is not None and segment.speaker != previous
-            label = speaker_label(segment.speaker, options.max_chars) if turn and segment.speaker else ""
+            label = speaker_label(segment.speaker, options.max_chars, options.measure) if turn and segment.speaker else ""
             previous = segment.speaker if segment.speaker is not None else previous
         if segment.id in relayout or label != cues[0].label or _text(cues) != segment.source:
             cues[0] = dataclasses.replace(cues[0], label=label)
-            cues = translate_sentences([cues], [segment.source], options)
+            cues = renumber(layout_groups([cues], [segment.source], options, timed=False)[0])
             cues = [dataclasses.replace(c, speaker=segment.speaker) for c in cues]
         out.append(tuple(cues))
     return out

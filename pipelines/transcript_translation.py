@@ -5,7 +5,8 @@ neighbours as context (``standard``), or with wider context, a summary and a
 review pass (``professional``), and the translations are laid back onto the
 cues. :func:`start_early` begins the ``standard`` batches while recognition is
 still running (``early_translation.py``); the final pass reuses every batch it
-would have asked for anyway.
+would have asked for anyway. Sentences still too fast to read after timing are
+condensed (``reading_speed.py``) before the final layout.
 """
 
 from __future__ import annotations
@@ -21,15 +22,17 @@ from deployments.engines.translation.glossary import Glossary
 from deployments.engines.translation.languages import primary
 from pipelines.dubbing.lines import DubLine, dub_lines
 from pipelines.early_translation import EarlyTranslation
+from pipelines.reading_speed import condense_fast
+from pipelines.subtitle_layout import Layout
 from pipelines.subtitles import (
     Cue,
     ProfanityFilter,
-    SegmentationOptions,
     censor_cues,
     cue_text,
     segment_segments,
     translate_sentences,
 )
+from pipelines.subtitles.qc import QcReport
 from pipelines.subtitles.translation import group_sentences
 
 log = logging.getLogger(__name__)
@@ -55,6 +58,10 @@ class TranslatedTranscript:
     groups: list[tuple[Cue, ...]] = dataclasses.field(default_factory=list)
     sentences: list[str] = dataclasses.field(default_factory=list)
     translations: list[str] = dataclasses.field(default_factory=list)
+    #: Per sentence, the full translation where the shown one was condensed for reading speed, else None.
+    full: list[str | None] = dataclasses.field(default_factory=list)
+    #: The timed-text quality report of ``cues``.
+    qc: QcReport | None = None
 
 
 def job_glossary(spec: VideoJobSpec, source: str) -> Glossary | None:
@@ -63,14 +70,14 @@ def job_glossary(spec: VideoJobSpec, source: str) -> Glossary | None:
     return glossary if glossary and glossary.applies_to(source, spec.target_lang) else None
 
 
-def options_of(spec: VideoJobSpec) -> SegmentationOptions:
-    return SegmentationOptions(
-        max_chars=spec.max_subtitle_length, max_duration=spec.subtitle_max_duration, speaker_labels=spec.enable_diarization
-    )
+def glossary_terms(spec: VideoJobSpec, source: str) -> tuple[str, ...]:
+    """The target terms of the task's glossary where it applies: condensing must keep them."""
+    glossary = job_glossary(spec, source)
+    return tuple(e.target for e in spec.glossary.entries) if glossary is not None and spec.glossary else ()
 
 
-def _groups(spec: VideoJobSpec, transcript: Transcript) -> list[tuple[Cue, ...]]:
-    return group_sentences(segment_segments(transcript.segments, options_of(spec)))
+def _groups(layout: Layout, transcript: Transcript) -> list[tuple[Cue, ...]]:
+    return group_sentences(segment_segments(transcript.segments, layout.source))
 
 
 def _sentence(group: tuple[Cue, ...]) -> str:
@@ -96,7 +103,7 @@ def needs_translation(spec: VideoJobSpec, source: str) -> bool:
     return source != primary(spec.target_lang)
 
 
-def start_early(spec: VideoJobSpec, source: str, translate: Translate) -> EarlyTranslation | None:
+def start_early(spec: VideoJobSpec, layout: Layout, source: str, translate: Translate) -> EarlyTranslation | None:
     """Early translation where its requests equal the final pass's: ``standard``, no speaker labels
     (speaker turns come after recognition and change the cues), and a language to translate into."""
     if spec.engine != "standard" or spec.enable_diarization or not needs_translation(spec, source):
@@ -104,7 +111,7 @@ def start_early(spec: VideoJobSpec, source: str, translate: Translate) -> EarlyT
     hints = TranslationHints(mode=spec.engine)
 
     def sentences(transcript: Transcript) -> tuple[list[str], list[float]]:
-        groups = _groups(spec, transcript)
+        groups = _groups(layout, transcript)
         return [_sentence(g) for g in groups], [g[-1].end for g in groups]
 
     return EarlyTranslation(sentences, lambda s: batch_requests(s, source, spec, hints), translate)
@@ -117,27 +124,44 @@ async def translate_transcript(
     translate: Translate,
     report: Report,
     *,
+    layout: Layout,
     summarize: Summarize | None = None,
     early: EarlyTranslation | None = None,
 ) -> TranslatedTranscript:
-    groups = _groups(spec, transcript)
+    groups = _groups(layout, transcript)
     sentences = [_sentence(g) for g in groups]
     translations = await _translate_all(sentences, source, spec, early.translate if early else translate, report, summarize)
-    return lay_out(spec, groups, sentences, translations, source)
+    full: list[str | None] = [None] * len(translations)
+    if needs_translation(spec, source):
+        translations, full = await condense_fast(
+            groups, sentences, translations, layout.target, source, spec.target_lang, translate,
+            engine=spec.engine, terms=glossary_terms(spec, source), bilingual=spec.bilingual,
+        )  # fmt: skip
+    return lay_out(spec, layout, groups, sentences, translations, source, full)
 
 
 def lay_out(
-    spec: VideoJobSpec, groups: list[tuple[Cue, ...]], sentences: list[str], translations: list[str], source: str
+    spec: VideoJobSpec,
+    layout: Layout,
+    groups: list[tuple[Cue, ...]],
+    sentences: list[str],
+    translations: list[str],
+    source: str,
+    full: list[str | None] | None = None,
 ) -> TranslatedTranscript:
-    """Translations laid over their sentences' cues (profanity filter applied), and the dubbing lines."""
-    laid_out = translate_sentences(groups, translations, options_of(spec), bilingual=spec.bilingual)
+    """Translations laid over their sentences' cues (profanity filter applied), the dubbing lines and the
+    quality report."""
+    laid_out = translate_sentences(groups, translations, layout.target, bilingual=spec.bilingual, original_options=layout.source)
     spoken = translations
     if spec.profanity_filter:
         laid_out = censor_cues(laid_out, spec.target_lang, source if spec.bilingual else None)
         words = ProfanityFilter(spec.target_lang)
         spoken = [words.censor(t) for t in translations]
     lines = dub_lines(groups, spoken, sentences) if spec.enable_dubbing else []
-    return TranslatedTranscript(laid_out, sum(len(t) for t in spoken), lines, list(groups), sentences, translations)
+    return TranslatedTranscript(
+        laid_out, sum(len(t) for t in spoken), lines, list(groups), sentences, translations,
+        full=list(full) if full is not None else [None] * len(translations), qc=layout.check(laid_out),
+    )  # fmt: skip
 
 
 async def _translate_all(

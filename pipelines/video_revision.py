@@ -22,16 +22,11 @@ from deployments.engines.media.probe import probe
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from pipelines.dubbing.dubber import DubRequest, dub
 from pipelines.progress import Progress
+from pipelines.subtitle_layout import layout_of
 from pipelines.transcript_store import dubbing_by_segment, groups_of, speakers_of, to_stored
-from pipelines.transcript_translation import CONTEXT_SENTENCES, job_glossary, lay_out, options_of
-from pipelines.video_translation import (
-    PipelineDeps,
-    add_dub,
-    publish_outputs,
-    render_outputs,
-    stage_reporter,
-    store_transcript,
-)
+from pipelines.transcript_translation import CONTEXT_SENTENCES, job_glossary, lay_out
+from pipelines.video_outputs import add_dub, publish_outputs, render_outputs
+from pipelines.video_translation import PipelineDeps, stage_reporter, store_transcript
 
 GONE = "the task's stored transcript is no longer kept (revisions are possible while its outputs are)"
 SOURCE_GONE = "the task's uploaded video is no longer kept: only subtitle files can be rendered again"
@@ -55,9 +50,14 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
     await progress.enter("synthesizing")
     relayout = {sid for sid, changed in changes.items() if changed & {"source", "times"}}
     relabel = any("speaker" in changed for changed in changes.values())
-    groups = groups_of(edited, relayout, options_of(spec), relabel=relabel)
+    layout = layout_of(
+        spec, spec.explicit_layout, edited.source_lang, edited.target_lang, speaker_labels=edited.speaker_labels,
+        fps=edited.timing.fps, shot_changes=edited.timing.shot_changes, until=edited.span[1],
+    )  # fmt: skip
+    groups = groups_of(edited, relayout, layout.source, relabel=relabel)
     sentences = [segment.source for segment in edited.segments]
-    laid = lay_out(spec, groups, sentences, translations, edited.source_lang)
+    full = [s.full_translation if t == s.translation else None for s, t in zip(edited.segments, translations)]
+    laid = lay_out(spec, layout, groups, sentences, translations, edited.source_lang, full)
     media = await _source(spec, deps, workdir) if spec.burns or spec.enable_dubbing else None
     dubbed = None
     if spec.enable_dubbing and media is not None:
@@ -72,7 +72,8 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
         ids=[s.id for s in edited.segments], root_task_id=revision.root_task_id,
         parent_task_id=revision.parent_task_id, revision=revision.number, source_lang=edited.source_lang,
         target_lang=edited.target_lang, duration=edited.duration, span=edited.span, size=edited.size,
-        speaker_labels=edited.speaker_labels,
+        speaker_labels=edited.speaker_labels, full=full, words=[s.words for s in edited.segments],
+        timing=edited.timing, qc=laid.qc,
     )  # fmt: skip
     await store_transcript(stored, workdir, deps)
     result = {
@@ -81,6 +82,8 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
         "char_count": laid.char_count,
         "source_lang": edited.source_lang,
     }
+    if laid.qc is not None:
+        result["qc"] = laid.qc.summary()
     if spec.enable_diarization:
         names = {s.speaker for s in edited.segments if s.speaker}
         result["speakers"] = [

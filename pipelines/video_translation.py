@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+from deployments.engines.media.scenes import detect_shot_changes
 
 from core.specs.transcript import TRANSCRIPT_NAME, StoredTranscript
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
@@ -27,7 +27,7 @@ from deployments.engines.asr.types import Transcript
 from deployments.engines.diarization.assign import assign_speakers
 from deployments.engines.diarization.base import Diarization
 from deployments.engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
-from deployments.engines.media.ffmpeg import burn_subtitles, extract_audio, resolve_font
+from deployments.engines.media.ffmpeg import extract_audio
 from deployments.engines.media.probe import MediaInfo, probe, validate
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
@@ -36,22 +36,11 @@ from pipelines.dubbing.lines import display_names
 from pipelines.dubbing.voices import Speaker
 from pipelines.early_translation import EarlyTranslation
 from pipelines.progress import Progress
-from pipelines.subtitles import (
-    Cue,
-    SubtitleStyle,
-    render,
-)
-from pipelines.transcript_store import dubbing_by_segment, to_stored
+from pipelines.subtitle_layout import Layout, layout_of
+from pipelines.transcript_store import dubbing_by_segment, to_stored, words_by_segment
 from pipelines.transcript_translation import TranslatedTranscript, job_glossary, start_early, translate_transcript
+from pipelines.video_outputs import add_dub, publish_outputs, render_outputs, write_file
 
-SUBTITLE_TYPES = {"srt": "application/x-subrip", "vtt": "text/vtt", "ass": "text/x-ssa"}
-#: Published files: kind → (download name, content type).
-OUTPUT_FILES = {
-    **{kind: (f"video.{kind}", content_type) for kind, content_type in SUBTITLE_TYPES.items()},
-    "burned_video": ("video.mp4", "video/mp4"),
-    "dubbed_video": ("video.dubbed.mp4", "video/mp4"),
-    "dubbing_report": ("dubbing.json", "application/json"),
-}
 DETECT_WINDOW_S = 30.0
 log = logging.getLogger(__name__)
 
@@ -115,40 +104,52 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     validate(info)
     await deps.admit(info)
     start, end = _range(spec, info)
+    shots = asyncio.create_task(_shot_changes(spec, media, info, deps))
 
-    await progress.enter("extracting")
-    wav = await asyncio.to_thread(
-        extract_audio,
-        media,
-        workdir / "audio.wav",
-        start=start or None,
-        end=end,
-        audio_index=info.audio.index if info.audio else None,
-        timeout_s=deps.timeout_s,
-    )
-    audio = await asyncio.to_thread(load_audio, wav)
+    try:
+        await progress.enter("extracting")
+        wav = await asyncio.to_thread(
+            extract_audio,
+            media,
+            workdir / "audio.wav",
+            start=start or None,
+            end=end,
+            audio_index=info.audio.index if info.audio else None,
+            timeout_s=deps.timeout_s,
+        )
+        audio = await asyncio.to_thread(load_audio, wav)
 
-    await progress.enter("recognizing")
-    language = spec.source_lang or (await deps.detect_language(audio[: int(DETECT_WINDOW_S * SAMPLE_RATE)]))[0]
-    await _check_pair(deps, language, spec.target_lang)
-    glossary = job_glossary(spec, language)
+        await progress.enter("recognizing")
+        language = spec.source_lang or (await deps.detect_language(audio[: int(DETECT_WINDOW_S * SAMPLE_RATE)]))[0]
+        await _check_pair(deps, language, spec.target_lang)
+        glossary = job_glossary(spec, language)
+        layout = layout_of(
+            spec, spec.explicit_layout, language, spec.target_lang, speaker_labels=spec.enable_diarization,
+            fps=frame_rate(info), until=end if end is not None else info.duration or None,
+        )  # fmt: skip
 
-    async def translate(request: TranslationRequest) -> TranslationResult:
-        return await deps.translate(request, glossary)
+        async def translate(request: TranslationRequest) -> TranslationResult:
+            return await deps.translate(request, glossary)
 
-    transcript, early = await _recognize(spec, audio, language, start, translate, deps, progress)
+        transcript, early = await _recognize(spec, layout, audio, language, start, translate, deps, progress)
 
-    speakers: list[Speaker] = []
-    if spec.enable_diarization:
-        await progress.enter("diarizing")
-        transcript, speakers = await _diarize(spec, audio, start, transcript, deps, progress)
+        speakers: list[Speaker] = []
+        if spec.enable_diarization:
+            await progress.enter("diarizing")
+            transcript, speakers = await _diarize(spec, audio, start, transcript, deps, progress)
+    except BaseException:
+        shots.cancel()
+        raise
 
     await progress.enter("translating")
 
     async def report(fraction: float) -> None:
         await progress.update("translating", fraction)
 
-    translated = await translate_transcript(spec, transcript, language, translate, report, summarize=deps.summarize, early=early)
+    layout = layout.with_shot_changes(await shots)
+    translated = await translate_transcript(
+        spec, transcript, language, translate, report, layout=layout, summarize=deps.summarize, early=early
+    )
 
     await progress.enter("synthesizing")
     source, dubbed = media, None
@@ -164,7 +165,8 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
         dubbing_by_segment(translated.groups, dubbed[1]) if dubbed is not None else None,
         source_lang=language, target_lang=spec.target_lang, duration=info.duration,
         span=(start, end if end is not None else info.duration), size=frame_size(info),
-        speaker_labels=spec.enable_diarization,
+        speaker_labels=spec.enable_diarization, full=translated.full,
+        words=words_by_segment(translated.groups, transcript), timing=layout.timing(), qc=translated.qc,
     )  # fmt: skip
     await store_transcript(stored, workdir, deps)
     result = {
@@ -173,6 +175,8 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
         "char_count": translated.char_count,
         "source_lang": language,
     }
+    if translated.qc is not None:
+        result["qc"] = translated.qc.summary()
     if spec.enable_diarization:
         result["speakers"] = [{"speaker": s.name, "seconds": round(s.seconds, 1), "gender": s.gender} for s in speakers]
     return result
@@ -180,6 +184,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
 
 async def _recognize(
     spec: VideoJobSpec,
+    layout: Layout,
     audio: np.ndarray,
     language: str,
     start: float,
@@ -189,7 +194,7 @@ async def _recognize(
 ) -> tuple[Transcript, EarlyTranslation | None]:
     """The transcript; on long recordings cut into chunks, translation of the settled sentences
     starts while later chunks are still being recognized (docs/video.md, "Recognition and translation overlap")."""
-    early = start_early(spec, language, translate)
+    early = start_early(spec, layout, language, translate)
     reporter = stage_reporter(progress, "recognizing")
     if early is None:
         return await deps.transcribe(audio, language, start, reporter), None
@@ -246,6 +251,25 @@ async def _dub(
     return await dub(request, translated.lines, speakers, media, workdir, deps.dubbing, translate, reporter, deps.timeout_s)
 
 
+async def _shot_changes(spec: VideoJobSpec, media: Path, info: MediaInfo, deps: PipelineDeps) -> tuple[float, ...]:
+    """The video's shot changes, for timing (none without a video stream or under the legacy preset).
+
+    Detection runs beside extraction and recognition; a failure only costs the snapping, never the task.
+    """
+    if info.video is None or spec.subtitle_preset == "legacy":
+        return ()
+    try:
+        return await asyncio.to_thread(detect_shot_changes, media, timeout_s=deps.timeout_s)
+    except Exception as exc:
+        log.warning("no shot changes (%s); timing without them", exc)
+        return ()
+
+
+def frame_rate(info: MediaInfo) -> float | None:
+    """The video's frame rate, None without a video stream (timing then uses 24 fps)."""
+    return info.video.fps if info.video is not None and info.video.fps > 0 else None
+
+
 def _range(spec: VideoJobSpec, info: MediaInfo) -> tuple[float, float | None]:
     if spec.start_time >= info.duration:
         raise InvalidInput(f"start_time {spec.start_time:g} s is beyond the video's duration ({info.duration:.1f} s)")
@@ -269,15 +293,6 @@ def stage_reporter(progress: Progress, stage: str) -> Callable[[float], None]:
     return report
 
 
-def add_dub(spec: VideoJobSpec, outputs: dict[str, Path], dubbed: tuple[Path, dict[str, Any]] | None, workdir: Path) -> None:
-    """The dubbed video and its report among the outputs (with ``burned_video`` the burned video is the dub)."""
-    if dubbed is None:
-        return
-    if spec.output_format != "burned_video":
-        outputs["dubbed_video"] = dubbed[0]
-    outputs["dubbing_report"] = write_file(workdir / "dubbing.json", json.dumps(dubbed[1], ensure_ascii=False, indent=1))
-
-
 async def store_transcript(transcript: StoredTranscript, workdir: Path, deps: PipelineDeps) -> None:
     """``transcript.json`` next to the outputs, for revisions (docs/video-revisions.md); not a download of its own."""
     path = write_file(workdir / TRANSCRIPT_NAME, transcript.model_dump_json(exclude={"task_id"}))
@@ -286,60 +301,3 @@ async def store_transcript(transcript: StoredTranscript, workdir: Path, deps: Pi
 
 def frame_size(info: MediaInfo) -> tuple[int, int] | None:
     return (info.video.width, info.video.height) if info.video and info.video.width and info.video.height else None
-
-
-async def render_outputs(
-    spec: VideoJobSpec, cues: list[Cue], size: tuple[int, int] | None, media: Path | None, workdir: Path, deps: PipelineDeps
-) -> dict[str, Path]:
-    """The subtitle files the task asks for, and the burned video (``media`` is needed only to burn)."""
-    size = size or (1280, 720)
-    style = dataclasses.replace(
-        style_of(spec), font=await asyncio.to_thread(resolve_font, spec.subtitle_font, lang=spec.target_lang)
-    )
-    outputs: dict[str, Path] = {}
-    for fmt in spec.subtitle_formats:
-        outputs[fmt] = write_file(workdir / f"subtitles.{fmt}", render(cues, fmt, style, size))
-    if spec.burns:
-        if media is None:
-            raise ValueError("burning subtitles needs the video")
-        ass = outputs.get("ass") or write_file(workdir / "burn.ass", render(cues, "ass", style, size))
-        outputs["burned_video"] = await asyncio.to_thread(
-            burn_subtitles, media, ass, workdir / "video.mp4", timeout_s=deps.timeout_s
-        )
-    return outputs
-
-
-def write_file(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-async def publish_outputs(spec: VideoJobSpec, outputs: dict[str, Path], deps: PipelineDeps) -> dict[str, Any]:
-    urls: dict[str, str] = {}
-    for kind, path in outputs.items():
-        name, content_type = OUTPUT_FILES[kind]
-        urls[kind] = await deps.publish(path, name, content_type)
-    result: dict[str, Any] = {}
-    if spec.output_format == "all":
-        result["files"] = {kind: url for kind, url in urls.items() if kind != "dubbing_report"}
-    elif spec.output_format == "burned_video":
-        result["video_url"] = urls["burned_video"]  # burned onto the dubbed video when dubbing
-    else:
-        result["subtitle_url"] = urls[spec.output_format]
-    if "dubbing_report" in urls:
-        result.setdefault("video_url", urls.get("dubbed_video"))
-        result["dubbing_report_url"] = urls["dubbing_report"]
-    return result
-
-
-def style_of(spec: VideoJobSpec) -> SubtitleStyle:
-    """The subtitle style the task asked for."""
-    return SubtitleStyle(
-        font=spec.subtitle_font,
-        size=spec.subtitle_size,
-        color=spec.subtitle_color,
-        outline=spec.subtitle_outline,
-        outline_width=spec.subtitle_outline_width,
-        background=None if spec.subtitle_bg == "none" else spec.subtitle_bg,
-        position=spec.subtitle_position,
-    )

@@ -21,7 +21,7 @@ import pydantic
 from core import caps
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
-from core.specs.video import GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
+from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
 from deployments.engines.errors import InvalidInput, InvalidUrl
 from deployments.engines.media.probe import MediaInfo, probe, validate
 from deployments.engines.net.urls import check_url
@@ -51,7 +51,10 @@ class Submission:
 
     def spec(self, source: UploadSource | UrlSource) -> VideoJobSpec:
         fields = self.options.model_dump(exclude={"video_url"})
-        return VideoJobSpec(**fields, source=source, glossary=self.glossary, media_seconds=self.media_seconds)
+        explicit = [name for name in LAYOUT_FIELDS if name in self.options.model_fields_set]
+        return VideoJobSpec(
+            **fields, source=source, glossary=self.glossary, media_seconds=self.media_seconds, explicit_layout=explicit
+        )
 
 
 def parse_params(form: FormBody) -> VideoTranslateParams:

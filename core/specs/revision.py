@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from core.specs.transcript import MAX_EDITS, SegmentEdit
-from core.specs.video import VideoJobSpec, VideoOptions
+from core.specs.video import LAYOUT_FIELDS, VideoJobSpec, VideoOptions
 
 #: Submission fields a revision may set; the others stay the parent's.
 REVISABLE = (
@@ -31,6 +31,7 @@ REVISABLE = (
     "subtitle_position",
     "max_subtitle_length",
     "subtitle_max_duration",
+    "subtitle_preset",
     "enable_dubbing",
     "dubbing_voice",
     "dubbing_speed",
@@ -79,5 +80,13 @@ def revision_spec(parent: VideoJobSpec, request: ReviseRequest, revision: Revisi
     The callback is the revision's own (a parent's callback is not called again for its revisions).
     Raises pydantic's ValidationError when the combination is invalid.
     """
-    data = {**parent.stored(), "callback_url": None, **request.choices(), "revision": revision.model_dump(mode="json")}
+    choices = request.choices()
+    explicit = sorted(set(parent.explicit_layout) | {name for name in LAYOUT_FIELDS if name in choices})
+    data = {
+        **parent.stored(),
+        "callback_url": None,
+        **choices,
+        "explicit_layout": explicit,
+        "revision": revision.model_dump(mode="json"),
+    }
     return VideoJobSpec.model_validate(data)

@@ -30,6 +30,22 @@ SPEAKER_PATTERN = r"^[^\[\]\x00-\x1f\x7f]+$"
 TRANSCRIPT_NAME = "transcript.json"
 
 
+class WordRecord(BaseModel):
+    """One recognized word of a segment's source: its text, times and the recognizer's confidence."""
+
+    text: str
+    start: float
+    end: float
+    probability: float | None = None
+
+
+class Timing(BaseModel):
+    """How a task's cues were timed: the video's frame rate and shot changes (seconds)."""
+
+    fps: float = 24.0
+    shot_changes: list[float] = Field(default_factory=list)
+
+
 class CueRecord(BaseModel):
     """One source-language subtitle cue of a segment, as rendered (``lines[0]`` opens with ``label``)."""
 
@@ -51,14 +67,22 @@ class SegmentRecord(BaseModel):
     translation: str
     cues: list[CueRecord]
     dubbing: dict[str, Any] | None = None
+    #: The translation before it was condensed for reading speed (``translation`` is what is shown).
+    full_translation: str | None = None
+    words: list[WordRecord] = Field(default_factory=list)
 
     def public(self) -> dict[str, Any]:
         body: dict[str, Any] = {"id": self.id, "start": round(self.start, 3), "end": round(self.end, 3)}
         if self.speaker is not None:
             body["speaker"] = self.speaker
         body |= {"source": self.source, "translation": self.translation}
+        if self.full_translation is not None:
+            body |= {"condensed": True, "full_translation": self.full_translation}
         if self.dubbing is not None:
             body["dubbing"] = self.dubbing
+        body["words"] = [
+            {"text": w.text, "start": round(w.start, 3), "end": round(w.end, 3), "probability": w.probability} for w in self.words
+        ]
         return body
 
 
@@ -88,6 +112,9 @@ class StoredTranscript(BaseModel):
     speaker_labels: bool = False
     speakers: list[dict[str, Any]] = Field(default_factory=list)
     segments: list[SegmentRecord]
+    timing: Timing = Field(default_factory=Timing)
+    #: The timed-text quality report: ``summary`` (the result's ``qc``) and ``cues`` (one record per shown cue).
+    qc: dict[str, Any] | None = None
 
     def public(self) -> dict[str, Any]:
         """The body of ``GET /v1/video/task/{id}/transcript``."""
@@ -102,6 +129,9 @@ class StoredTranscript(BaseModel):
         if self.speaker_labels:
             body["speakers"] = [str(s["name"]) for s in self.speakers]
         body["segments"] = [s.public() for s in self.segments]
+        if self.qc is not None:
+            body["qc"] = self.qc.get("summary")
+            body["cues"] = self.qc.get("cues", [])
         return body
 
 
@@ -194,8 +224,10 @@ def _edited(segment: SegmentRecord, edit: SegmentEdit) -> tuple[SegmentRecord, s
     changed: set[str] = set()
     if edit.source is not None and edit.source != segment.source:
         update["source"], changed = edit.source, changed | {"source"}
+        update["words"] = []  # the recognized words no longer say what the segment says
     if edit.translation is not None and edit.translation != segment.translation:
         update["translation"], changed = edit.translation, changed | {"translation"}
+        update["full_translation"] = None
     if edit.speaker is not None and edit.speaker != segment.speaker:
         update["speaker"], changed = edit.speaker, changed | {"speaker"}
         update["cues"] = [c.model_copy(update={"speaker": edit.speaker}) for c in segment.cues]
@@ -204,6 +236,7 @@ def _edited(segment: SegmentRecord, edit: SegmentEdit) -> tuple[SegmentRecord, s
     if abs(start - segment.start) > EPSILON_S or abs(end - segment.end) > EPSILON_S:
         changed.add("times")
         update["cues"] = _moved(update.get("cues", segment.cues), segment.start, segment.end, start, end)
+        update["words"] = []
         update["start"], update["end"] = start, end
     return segment.model_copy(update=update), changed
 

@@ -40,7 +40,15 @@ DEFAULT_CUE_SECONDS = 5.0
 CUE_SECONDS_RANGE = (2.0, 10.0)
 SPEAKER_COUNT_RANGE = (1, 32)
 
-OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all"]
+#: The contract's five, and the timed-text delivery formats (extensions): IMSC 1.1 Text TTML and EBU-TT-D.
+OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all", "ttml", "ebu_tt_d"]
+#: Subtitle files of ``all``: the contract's three, then the extensions (extra keys of ``files``).
+ALL_SUBTITLE_FORMATS = ("srt", "vtt", "ass", "ttml", "ebu_tt_d")
+#: Timed-text presets (docs/timed-text.md): per-language limits and frame rules, slower broadcast
+#: reading speeds, or the single preset of earlier versions.
+SubtitlePreset = Literal["standard", "broadcast", "legacy"]
+#: Layout fields whose explicit value wins over the preset (the preset applies when they are omitted).
+LAYOUT_FIELDS = ("max_subtitle_length", "subtitle_max_duration")
 #: The contract's four, and ``original`` (an extension): each speaker dubbed in a voice fitted from their own speech.
 DubbingVoice = Literal["default-female", "default-male", "professional-female", "professional-male", "original"]
 
@@ -93,8 +101,23 @@ class VideoOptions(BaseModel):
     speaker_count: int | None = Field(
         None, ge=SPEAKER_COUNT_RANGE[0], le=SPEAKER_COUNT_RANGE[1], description="Omitted or auto: detected."
     )
-    max_subtitle_length: int = Field(DEFAULT_MAX_LINE_CHARS, ge=LINE_CHARS_RANGE[0], le=LINE_CHARS_RANGE[1])
-    subtitle_max_duration: float = Field(DEFAULT_CUE_SECONDS, ge=CUE_SECONDS_RANGE[0], le=CUE_SECONDS_RANGE[1])
+    max_subtitle_length: int = Field(
+        DEFAULT_MAX_LINE_CHARS,
+        ge=LINE_CHARS_RANGE[0],
+        le=LINE_CHARS_RANGE[1],
+        description="Characters per line. Omitted: the target language's preset (42; 16 zh/ko, 13 ja, 35 th).",
+    )
+    subtitle_max_duration: float = Field(
+        DEFAULT_CUE_SECONDS,
+        ge=CUE_SECONDS_RANGE[0],
+        le=CUE_SECONDS_RANGE[1],
+        description="Longest cue in seconds. Omitted: the preset's (7.0; 5.0 with subtitle_preset=legacy).",
+    )
+    subtitle_preset: SubtitlePreset = Field(
+        "standard",
+        description="Extension: standard (per-language Netflix limits, frame-accurate timing), broadcast "
+        "(160-180 words per minute, 37-character lines) or legacy (42 characters, 20 per second everywhere).",
+    )
     profanity_filter: bool = False
     start_time: float = Field(0.0, ge=0.0, le=MAX_VIDEO_SECONDS)
     end_time: float | None = Field(None, gt=0.0, le=MAX_VIDEO_SECONDS)
@@ -109,7 +132,7 @@ class VideoOptions(BaseModel):
     def subtitle_formats(self) -> tuple[str, ...]:
         """Subtitle files this task produces."""
         if self.output_format == "all":
-            return ("srt", "vtt", "ass")
+            return ALL_SUBTITLE_FORMATS
         if self.output_format == "burned_video":
             return ()
         return (self.output_format,)
@@ -174,6 +197,8 @@ class VideoJobSpec(VideoOptions):
     source: Annotated[UploadSource | UrlSource, Field(discriminator="kind")]
     glossary: GlossarySnapshot | None = None
     media_seconds: float | None = None
+    #: Layout fields (``LAYOUT_FIELDS``) the request gave: their values win over the preset's.
+    explicit_layout: list[str] = Field(default_factory=list)
     #: A revision's parent and edits (core/specs/revision.py, ``RevisionOf``); None for a task that recognizes.
     revision: dict[str, Any] | None = None
 

@@ -100,7 +100,7 @@ def test_output_formats(client: httpx.Client, auth: dict[str, str], talk: Path, 
         assert "subtitle_url" not in result
         assert download(client, result["video_url"])[4:8] == b"ftyp"
     else:
-        assert set(result["files"]) == {"srt", "vtt", "ass", "burned_video"}
+        assert set(result["files"]) == {"srt", "vtt", "ass", "burned_video", "ttml", "ebu_tt_d"}
         for url in result["files"].values():
             assert download(client, url)
 

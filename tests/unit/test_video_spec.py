@@ -15,7 +15,7 @@ from core.specs.video import (
     billable_minutes,
 )
 from pipelines.subtitles import SegmentationOptions, SubtitleStyle
-from pipelines.video_translation import style_of
+from pipelines.video_outputs import style_of
 from serve_app.schemas.video import VideoTranslateParams
 
 

@@ -22,6 +22,19 @@ class TaskResult(ApiModel):
     duration: float | None = None
     char_count: int | None = None
     source_lang: str | None = None
+    #: The timed-text quality report (extension): preset, cue count, cues breaking a rule, per rule.
+    qc: dict[str, Any] | None = None
+
+    def qc_summary(self) -> str | None:
+        """One line: how many cues break a rule of their preset, and which rules (None without a report)."""
+        if not self.qc:
+            return None
+        preset = self.qc.get("preset") or {}
+        cues, failing = int(self.qc.get("cues") or 0), int(self.qc.get("failing") or 0)
+        share = f"{100 * failing / cues:.1f} %" if cues else "0 %"
+        rules = ", ".join(f"{rule} {n}" for rule, n in sorted((self.qc.get("rules") or {}).items()) if n)
+        head = f"{preset.get('name', '?')} {preset.get('language', '')}".strip()
+        return f"{head}: {failing} of {cues} cues ({share}) break a rule" + (f" ({rules})" if rules else "")
 
     def download_urls(self) -> dict[str, str]:
         """Every result link, by a short name: ``subtitle``, ``video`` and the keys of ``files``."""

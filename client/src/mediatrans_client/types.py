@@ -10,7 +10,10 @@ from __future__ import annotations
 from typing import Literal
 
 # POST /v1/video/translate (4.1)
-OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all"]
+#: The contract's five, and the timed-text delivery formats ``ttml`` (IMSC 1.1 Text) and ``ebu_tt_d`` (extensions).
+OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all", "ttml", "ebu_tt_d"]
+#: Timed-text presets (extension): per-language limits, slower broadcast reading speeds, or the old single preset.
+SubtitlePreset = Literal["standard", "broadcast", "legacy"]
 Engine = Literal["standard", "professional"]
 SubtitlePosition = Literal["bottom", "top", "middle"]
 #: The contract's four, and ``original`` (each speaker dubbed in a voice fitted from their own speech).

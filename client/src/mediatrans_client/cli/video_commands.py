@@ -18,7 +18,8 @@ from mediatrans_client.types import DubbingVoice, Engine, OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-FORMATS = ("srt", "vtt", "ass", "burned_video", "all")
+FORMATS = ("srt", "vtt", "ass", "burned_video", "all", "ttml", "ebu_tt_d")
+PRESETS = ("standard", "broadcast", "legacy")
 VOICES = ("default-female", "default-male", "professional-female", "professional-male", "original")
 
 
@@ -88,6 +89,9 @@ def print_task(session: Session, task: Task, files: list[Path] | None = None) ->
     if task.result is not None:
         for kind, url in task.result.download_urls().items():
             output.say(f"{kind:<9} {url}")
+        qc = task.result.qc_summary()
+        if qc:
+            output.say(f"qc        {qc}")
     if task.error:
         output.say(f"error     {task.error}")
     for path in files or []:
@@ -122,6 +126,9 @@ def follow_options(command: F) -> F:
 @click.option("--dub", is_flag=True, help="Replace the audio with synthesized speech of the translation.")
 @click.option("--voice", "dubbing_voice", type=click.Choice(VOICES), help="Dubbing voice.")
 @click.option("--callback-url", metavar="URL", help="Receives a signed POST when the task ends.")
+@click.option(
+    "--preset", "subtitle_preset", type=click.Choice(PRESETS), help="Timed-text preset (default standard: per language)."
+)
 @click.option("-f", "--field", "extra", multiple=True, metavar="NAME=VALUE", help="Any other contract field (repeatable).")
 @follow_options
 @pass_session
@@ -140,6 +147,7 @@ def translate(
     dub: bool,
     dubbing_voice: DubbingVoice | None,
     callback_url: str | None,
+    subtitle_preset: str | None,
     extra: tuple[str, ...],
     wait: bool,
     out: Path | None,
@@ -168,7 +176,7 @@ def translate(
         enable_dubbing=dub or None,
         dubbing_voice=dubbing_voice,
         callback_url=callback_url,
-        extra=parse_fields(extra),
+        extra={**({"subtitle_preset": subtitle_preset} if subtitle_preset else {}), **parse_fields(extra)},
     )
     if wait or out is not None:
         follow_task(session, task, poll_interval, wait_timeout, out)
