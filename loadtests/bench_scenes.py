@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,6 +50,8 @@ SHOTS = (
 )
 #: Shot lengths in frames, cycled: 3.2-9.6 s.
 LENGTHS = (175, 120, 240, 95, 150, 210, 130, 80)
+
+T = TypeVar("T")
 
 
 def build_hd_video(minutes: float) -> tuple[Path, list[float]]:
@@ -75,7 +78,7 @@ def build_hd_video(minutes: float) -> tuple[Path, list[float]]:
     return out, cuts
 
 
-def timed(work: Callable[[], object]) -> tuple[float, float, object]:
+def timed(work: Callable[[], T]) -> tuple[float, float, T]:
     """(wall seconds, CPU seconds of the child processes, result) of one call."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
@@ -94,9 +97,8 @@ def measure(label: str, video: Path, minutes: float, known_cuts: list[float]) ->
     decode: list[tuple[float, float]] = []
     found: tuple[float, ...] = ()
     for _ in range(RUNS):
-        wall, cpu, result = timed(lambda: detect_shot_changes(video))
+        wall, cpu, found = timed(lambda: detect_shot_changes(video))
         detect.append((wall, cpu))
-        found = result  # type: ignore[assignment]
         wall, cpu, _ = timed(lambda: plain_decode(video))
         decode.append((wall, cpu))
     hits = sum(any(abs(t - cut) <= 1 / FPS + 1e-3 for t in found) for cut in known_cuts)

@@ -6,19 +6,23 @@ frame (``scdet``'s ``mafd``, in percent of full scale). Shrinking first makes
 the decode the only real cost and evens out fine detail and noise, which
 full-size frames count as change.
 
-A frame starts a new shot when its difference stands out from *both*
-neighbours' by ``threshold`` points: a cut is one big jump between two
-shots, while motion differs steadily from frame to frame. ``scdet``'s own
-score compares with the previous frame only, so it also fires on the frame
-after a cut into fast motion, and when motion resumes after a repeated frame
-(frame-rate conversion, a freeze); both are tested. A one-frame flash jumps
-in and straight back out, and is not taken for a cut either.
+A frame starts a new shot when its difference exceeds every difference
+within ``SPAN`` frames either side by ``threshold`` points: a cut is one
+big jump between two shots, while motion differs steadily from frame to
+frame. ``scdet``'s own score compares with the previous frame only, so it
+also fires on the frame after a cut into fast motion, and wherever fast
+motion resumes after a repeated frame (frame-rate conversion, a freeze);
+looking two frames ahead and back also passes over a repeated frame next
+to the one tested. A flash of a frame or two jumps in and straight back
+out, and is not taken for a cut either.
 
-Cost, measured by ``loadtests/bench_scenes.py`` on 2 cores (H.264, 25 fps):
-about 0.6 s per minute of 640x360 video and 2.5 s per minute of 1280x720,
-roughly 0.8-1.0 x what a plain ``ffmpeg -i file -f null -`` decode of the same
-file takes: ``-skip_loop_filter all`` (skip deblocking: it moves the
-differences by under 0.1 at this size) pays for the filters.
+Cost, measured by ``loadtests/bench_scenes.py`` (H.264, 25 fps, 2 cores):
+0.6 CPU seconds per minute of 640x360 video (1.9 Mbit/s) and 3.3 per minute
+of 1280x720 (3 Mbit/s), about 0.4 and 2 s of wall time per minute on idle
+cores: 1.0-1.25 x a plain ``ffmpeg -i file -f null -`` decode of the same
+file. Decoding is nearly all of it; ``-skip_loop_filter all`` (no
+deblocking, which moves the differences by under 0.1 at this size) saves
+0-15 % of it, depending on how much the encoder deblocked.
 """
 
 from __future__ import annotations
@@ -31,12 +35,15 @@ from deployments.engines.errors import EngineTimeout
 from deployments.engines.media.ffmpeg import FFMPEG, _input, check_exit, run_tool, untrusted_input
 from deployments.engines.media.probe import FFPROBE
 
-#: How far (percentage points) a frame's difference must exceed both neighbours' to start a shot.
-#: ffmpeg's ``scdet`` default, and close to PySceneDetect's (27 of 255, 10.6 %). On the test
-#: material cuts stand out by 17-45 points, moving shots (pans, zooms, fractals) by under 4.
+#: Points (percent of full scale) by which a cut's difference must exceed those around it.
+#: The default of ``scdet``'s own score, in the same units, and close to PySceneDetect's
+#: (27 of 255, 10.6 %). On the test material cuts stand out by 15-45 points, and frames
+#: inside moving shots (pans, zooms, fractals, cellular automata) by under 1.
 THRESHOLD = 10.0
 #: Width of the frames compared; height follows the aspect ratio.
 WIDTH = 160
+#: Frames either side whose differences a cut must exceed (see the module docstring).
+SPAN = 2
 #: Decoder threads: detection runs next to other stages on small CPU workers.
 THREADS = 2
 
@@ -78,7 +85,7 @@ def detect_shot_changes(
     left = deadline - time.monotonic()
     if left <= 0:
         raise EngineTimeout(f"{FFPROBE} did not list the video streams within {timeout_s:g}s")
-    return cuts(frame_differences(src, video_index, left), threshold)
+    return cuts(_frame_differences(src, video_index, left), threshold)
 
 
 def _first_video_index(src: str, timeout_s: float) -> int | None:
@@ -92,7 +99,7 @@ def _first_video_index(src: str, timeout_s: float) -> int | None:
     return int(indexes[0]) if indexes else None
 
 
-def frame_differences(src: str, video_index: int, timeout_s: float) -> list[tuple[float | None, float]]:
+def _frame_differences(src: str, video_index: int, timeout_s: float) -> list[tuple[float | None, float]]:
     """(timestamp in seconds or None, mafd in percent) of every frame, in presentation order."""
     what = "detect shot changes"
     graph = f"scale={WIDTH}:-2:flags=bilinear,format=gray,scdet,settb=AVTB,metadata=mode=print:key=lavfi.scd.mafd:file=-"
@@ -105,11 +112,11 @@ def frame_differences(src: str, video_index: int, timeout_s: float) -> list[tupl
 
 
 def cuts(frames: list[tuple[float | None, float]], threshold: float = THRESHOLD) -> tuple[float, ...]:
-    """Times of the frames whose difference exceeds both neighbours' by ``threshold`` (pure, testable)."""
-    diffs = [mafd for _, mafd in frames] + [0.0]
-    found = {
-        t
-        for k, (t, mafd) in enumerate(frames)
-        if k > 0 and t is not None and t > 0 and mafd - max(diffs[k - 1], diffs[k + 1]) >= threshold
-    }
+    """Times of the frames whose difference exceeds all those ``SPAN`` frames around by ``threshold`` (pure)."""
+    diffs = [mafd for _, mafd in frames]
+    found = set()
+    for k, (t, mafd) in enumerate(frames):
+        around = diffs[max(k - SPAN, 0) : k] + diffs[k + 1 : k + 1 + SPAN]
+        if k > 0 and t is not None and t > 0 and mafd - max(around, default=0.0) >= threshold:
+            found.add(t)
     return tuple(sorted(found))
