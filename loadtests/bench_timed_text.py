@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import subprocess
 import sys
 import tempfile
@@ -45,31 +46,37 @@ from tests.support.dialogue import SCRIPT, build_dialogue  # noqa: E402
 from tests.support.text import word_error_rate  # noqa: E402
 
 DIALOGUE_FPS = "24000/1001"
+FPS = 24000 / 1001
 #: Shot/reverse shot: the picture cuts this long before each new speaker's line.
 CUT_LEAD_S = 0.4
+#: Each job's SRT and transcript, and the summaries.
+OUT = ROOT / "var" / "bench" / "timed_text"
 
 
 def build_dialogue_video() -> tuple[Path, list[float]]:
-    """The dialogue as a 23.976 fps video cutting between two shots at each change of speaker."""
+    """The dialogue as a 23.976 fps video cutting between two shots at each change of speaker.
+
+    The second shot is laid over the first while its turn lasts, so each cut falls on the first frame at or
+    after its time; the cut times returned are those frames' times.
+    """
     out = ROOT / "var" / "bench" / "dialogue_23976.mp4"
     dialogue = build_dialogue()
     turns = dialogue.turns
-    cuts = [round(max(0.0, start - CUT_LEAD_S), 3) for (start, _, voice), (_, _, before) in zip(turns[1:], turns) if voice != before]
+    wanted = [max(0.0, start - CUT_LEAD_S) for (start, _, voice), (_, _, before) in zip(turns[1:], turns) if voice != before]
+    cuts = [math.ceil(t * FPS - 1e-9) / FPS for t in wanted]
     if out.exists():
         return out, cuts
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         wav = Path(tmp) / "dialogue.wav"
         sf.write(wav, dialogue.audio, dialogue.sample_rate)
-        bounds = [0.0, *cuts, dialogue.duration]
-        shots, inputs = [], []
-        for k, (a, b) in enumerate(zip(bounds, bounds[1:])):
-            source = "testsrc2" if k % 2 == 0 else "smptebars"
-            inputs += ["-f", "lavfi", "-i", f"{source}=size=640x360:rate={DIALOGUE_FPS}:duration={b - a:.3f}"]
-            shots.append(f"[{k + 1}:v]")
-        graph = "".join(shots) + f"concat=n={len(shots)}:v=1:a=0[v]"
-        cmd = ["ffmpeg", "-v", "error", "-y", "-i", str(wav), *inputs, "-filter_complex", graph, "-map", "[v]", "-map", "0:a"]
-        cmd += ["-c:v", "libx264", "-preset", "ultrafast", "-r", DIALOGUE_FPS, "-c:a", "aac", "-shortest", str(out)]
+        bounds = [*cuts, dialogue.duration + 1]
+        shown = "+".join(f"between(t,{a - 0.5 / FPS:.6f},{b - 0.5 / FPS:.6f})" for a, b in zip(bounds[::2], bounds[1::2]))
+        size = f"size=640x360:rate={DIALOGUE_FPS}:duration={dialogue.duration:.3f}"
+        graph = f"[1:v][2:v]overlay=enable='{shown}'[v]"
+        cmd = ["ffmpeg", "-v", "error", "-y", "-i", str(wav), "-f", "lavfi", "-i", f"testsrc2={size}", "-f", "lavfi"]
+        cmd += ["-i", f"smptebars={size}", "-filter_complex", graph, "-map", "[v]", "-map", "0:a"]
+        cmd += ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest", str(out)]
         subprocess.run(cmd, check=True)
     return out, cuts
 
@@ -116,10 +123,14 @@ def main() -> None:
         _, fps, shot_changes = media[kind]
         text = client.get(task["result"]["subtitle_url"]).text
         summaries[label] = _report(label, text, lang, fps, shot_changes)
+        OUT.mkdir(parents=True, exist_ok=True)
+        name = label.replace(" ", "_").replace(">", "-")
+        (OUT / f"{name}.srt").write_text(text, encoding="utf-8")
         if lang == "en":
             heard = " ".join(c.text.replace("\n", " ") for c in read_cues_text(text))
             errors[label] = word_error_rate(reference, heard)
         transcript = client.get(f"/v1/video/task/{task['task_id']}/transcript").json()
+        (OUT / f"{name}.transcript.json").write_text(json.dumps(transcript, ensure_ascii=False, indent=1), encoding="utf-8")
         shorter = [(len(s["full_translation"]), len(s["translation"])) for s in transcript["segments"] if s.get("condensed")]
         condensed[label] = (len(transcript["segments"]), len(shorter), sum(a - b for a, b in shorter))
 
@@ -141,7 +152,7 @@ def main() -> None:
     print("\njob wall time")
     for label, (seconds, _, _) in results.items():
         print(f"  {label:28} {seconds:6.1f} s")
-    (ROOT / "var" / "bench" / "timed_text.json").write_text(json.dumps(summaries, indent=1))
+    (OUT / "summaries.json").write_text(json.dumps(summaries, indent=1))
 
 
 def read_cues_text(text: str) -> list:

@@ -12,12 +12,14 @@ is refused as not shorter.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
-from pipelines.subtitles.condense import char_budget, keeps_meaning
+from pipelines.subtitles.condense import char_budget, reasons
 from pipelines.subtitles.options import SegmentationOptions
+from pipelines.subtitles.text import ending
 from pipelines.subtitles.translation import layout_groups
 from pipelines.subtitles.types import Cue
 
@@ -29,8 +31,20 @@ CONCURRENCY = 4
 #: Reading speed this much over the preset's counts as too fast (rounding of times).
 SLACK_CPS = 0.05
 CONTEXT = 2
+#: Rounds of asking: a sentence still too fast after its first rewrite is asked once more, from that rewrite.
+ROUNDS = 2
+#: The budget asked for, as a share of what the time holds: room for how the text splits between cues.
+MARGIN = 0.9
 
 Translate = Callable[[TranslationRequest], Awaitable[TranslationResult]]
+
+
+def closing_stop(full: str, shorter: str) -> str:
+    """``shorter`` ending with the full sentence's closing mark when the rewrite dropped it (``Très bien.``)."""
+    mark = ending(full)
+    if shorter and mark in ".!?…。！？" and ending(shorter) not in ".!?…。！？" and shorter[-1] not in "\"'»”」":
+        return shorter + mark
+    return shorter
 
 
 def too_fast(cues: Sequence[Cue], options: SegmentationOptions) -> bool:
@@ -63,33 +77,60 @@ async def condense_fast(
     bilingual: bool = False,
 ) -> tuple[list[str], list[str | None]]:
     """Translations with the too-fast ones condensed, and per sentence the full text where it was condensed."""
-    out = list(translations)
-    full: list[str | None] = [None] * len(out)
-    if options.fps is None or not out:
-        return out, full
-    laid = layout_groups(groups, out, options, bilingual=bilingual)
-    todo = [i for i, cues in enumerate(laid) if cues and too_fast(cues, options)][:MAX_CONDENSED]
-    if not todo:
-        return out, full
-    gate = asyncio.Semaphore(CONCURRENCY)
+    job = _Condensing(list(sentences), list(translations), options, source, target, translate, engine, tuple(terms))
+    if options.fps is None or not job.out:
+        return job.out, job.full
+    asked = 0
+    for _ in range(ROUNDS):
+        laid = layout_groups(groups, job.out, options, bilingual=bilingual)
+        todo = [i for i, cues in enumerate(laid) if cues and too_fast(cues, options)][: MAX_CONDENSED - asked]
+        if not todo:
+            break
+        asked += len(todo)
+        await asyncio.gather(*(job.condense(i, laid[i]) for i in todo))
+    done = sum(f is not None for f in job.full)
+    log.info("reading speed: %d of %d sentences condensed (%d requests)", done, len(job.out), asked)
+    return job.out, job.full
 
-    async def one(i: int) -> None:
-        limit = budget(laid[i], options)
-        if limit >= len(out[i]):
+
+@dataclasses.dataclass
+class _Condensing:
+    """One task's condensing: the current texts (``out``) and the full ones of condensed sentences (``full``)."""
+
+    sentences: list[str]
+    out: list[str]
+    options: SegmentationOptions
+    source: str
+    target: str
+    translate: Translate
+    engine: str
+    terms: tuple[str, ...]
+    full: list[str | None] = dataclasses.field(default_factory=list)
+    gate: asyncio.Semaphore = dataclasses.field(default_factory=lambda: asyncio.Semaphore(CONCURRENCY))
+
+    def __post_init__(self) -> None:
+        self.full = [None] * len(self.out)
+
+    async def condense(self, i: int, cues: Sequence[Cue]) -> None:
+        """Ask for sentence ``i`` shorter; keep the answer if it is shorter and keeps what matters."""
+        current = self.out[i]
+        limit = int(budget(cues, self.options) * MARGIN)
+        if limit >= len(current):
             return  # the text fits the time as a whole: it is the split between cues that reads fast
-        request = TranslationRequest(
-            (sentences[i],), source, target, context=tuple(sentences[max(0, i - CONTEXT) : i]),
-            hints=TranslationHints(mode=engine, max_length=limit), following=tuple(sentences[i + 1 : i + 1 + CONTEXT]),
-        )  # fmt: skip
-        async with gate:
+        hints = TranslationHints(mode=self.engine, max_length=max(limit, 1), draft=current)
+        context = tuple(self.sentences[max(0, i - CONTEXT) : i])
+        following = tuple(self.sentences[i + 1 : i + 1 + CONTEXT])
+        request = TranslationRequest((self.sentences[i],), self.source, self.target, context, hints, following)
+        async with self.gate:
             try:
-                shorter = (await translate(request)).texts[0].strip()
+                shorter = closing_stop(current, (await self.translate(request)).texts[0].strip())
             except Exception as exc:  # condensing is an improvement, never a reason to fail the task
-                log.warning("condensing sentence %d failed (%s); keeping the full translation", i, exc)
+                log.warning("condensing sentence %d failed (%s); keeping its translation", i, exc)
                 return
-        if len(shorter) < len(out[i]) and keeps_meaning(out[i], shorter, target, terms):
-            full[i], out[i] = out[i], shorter
-
-    await asyncio.gather(*(one(i) for i in todo))
-    log.info("reading speed: %d of %d sentences too fast, %d condensed", len(todo), len(out), sum(f is not None for f in full))
-    return out, full
+        refused = reasons(current, shorter, self.target, self.terms) if len(shorter) < len(current) else ["not shorter"]
+        if refused:
+            log.debug("condensed sentence %d refused: %s", i, "; ".join(refused))
+            return
+        if self.full[i] is None:
+            self.full[i] = current
+        self.out[i] = shorter

@@ -29,6 +29,9 @@ class TranslationHints:
         summary: what the whole text is about (professional video translation).
         terms: (token, target term) for glossary terms masked as tokens, so the
             model can fit the sentence around them.
+        draft: a translation of the request's one text to make shorter (with
+            ``max_length``): engines that can rewrite (the LLM) answer a
+            condensed version of it; the others translate as usual.
     """
 
     content_type: str | None = None
@@ -40,6 +43,7 @@ class TranslationHints:
     mode: str = "standard"
     summary: str | None = None
     terms: tuple[tuple[str, str], ...] = ()
+    draft: str | None = None
 
 
 @dataclass(frozen=True)

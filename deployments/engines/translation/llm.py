@@ -45,6 +45,7 @@ from deployments.engines.translation.llm_prompts import (
     asks_plain,
     batch_messages,
     chat_payload,
+    condense_messages,
     corrective,
     plain_messages,
     review_messages,
@@ -164,6 +165,8 @@ class LLMEngine(TranslatorEngine):
         if self._pool is None:
             raise EngineUnavailable("llm engine is not started")
         self._stats.add("requests")
+        if request.hints.draft is not None and request.hints.max_length and len(request.texts) == 1:
+            return self._condense(request, request.hints.draft, request.hints.max_length)
         segments = [Segment.of(t) for t in request.texts]
         cores = [s.core for s in segments if s.core]
         translated = iter(self._translate_cores(cores, request))
@@ -216,6 +219,17 @@ class LLMEngine(TranslatorEngine):
         payload = chat_payload(summary_messages(body, language), 0, self.model, self.options)
         payload["max_tokens"] = 120
         return self._chat.complete(payload).strip()
+
+    def _condense(self, request: TranslationRequest, draft: str, max_length: int) -> TranslationResult:
+        """``draft`` rewritten shorter (subtitles read too fast); the caller decides whether to keep it."""
+        if self._chat is None:
+            raise EngineUnavailable("llm engine was shut down")
+        self._stats.add("condensed")
+        messages = condense_messages(request.texts[0], draft, request.source_lang, request.target_lang, max_length)
+        payload = chat_payload(messages, 0, self.model, self.options)
+        payload["max_tokens"] = min(payload["max_tokens"], answer_budget([draft]))
+        answer = plain_answer(self._chat.complete(payload), draft)[0].strip()
+        return TranslationResult(texts=(answer or draft,), engine=self.name, route=(request.source_lang, request.target_lang))
 
     # -- one batch -----------------------------------------------------------
 

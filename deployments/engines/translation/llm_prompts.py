@@ -48,6 +48,10 @@ SYSTEM_BATCH = "\n".join(
     )
 )
 
+SYSTEM_CONDENSE = (
+    "You are a professional subtitle editor. You shorten subtitles so that viewers can read them in the time "
+    "they are shown, keeping their meaning."
+)
 SYSTEM_REVIEW = "\n".join(
     (
         "You are the reviewing editor of a professional translation team for games, apps and film subtitles.",
@@ -265,3 +269,18 @@ def chat_payload(messages: list[dict[str, str]], n: int, model: str | None, opti
     elif options.structured_output == "json_object":
         payload["response_format"] = {"type": "json_object"}
     return payload
+
+
+def condense_messages(source: str, draft: str, source_lang: str, target_lang: str, max_length: int) -> list[dict[str, str]]:
+    """Ask for ``draft`` (the translation of ``source``) rewritten in at most ``max_length`` characters.
+
+    A rewrite in the target language, not a new translation: small models follow a length budget far better
+    when they shorten a text in front of them than when they translate under one.
+    """
+    target = language_name(target_lang)
+    user = (
+        f"{language_name(source_lang)} original: {source}\n{target} subtitle ({len(draft)} characters): {draft}\n\n"
+        f"Rewrite the {target} subtitle in at most {max_length} characters. Keep every number, name and negation. "
+        f"Drop filler words and use shorter words or phrasing. Reply with the shortened {target} subtitle only."
+    )
+    return [{"role": "system", "content": SYSTEM_CONDENSE}, {"role": "user", "content": user}]

@@ -32,6 +32,7 @@ class LLMStats:
     reviews: int = 0
     reviews_changed: int = 0
     reviews_discarded: int = 0
+    condensed: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, name: str, amount: int = 1) -> None:

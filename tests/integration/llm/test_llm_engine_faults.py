@@ -109,6 +109,18 @@ def test_unusable_output_ends_in_engine_failure(loopback: Make, engines) -> None
     assert engine.stats()["failures"] >= 1
 
 
+def test_a_draft_with_a_length_budget_is_rewritten_not_translated_again(loopback: Make, engines) -> None:
+    server = stub(loopback, lambda seen: Reply(body=completion('"Salimos a las 9."')))
+    engine = engines(server.url)
+    hints = TranslationHints(max_length=20, draft="Nosotros vamos a salir a las 9 de la mañana.")
+    result = engine.translate(request("We are going to leave at 9 in the morning.", hints=hints))
+    assert result.texts == ("Salimos a las 9.",)  # the quotes the model added are dropped
+    (asked,) = server.chat_requests()
+    prompt = asked.body["messages"][-1]["content"]
+    assert "Nosotros vamos a salir a las 9 de la mañana." in prompt and "at most 20 characters" in prompt
+    assert "We are going to leave at 9 in the morning." in prompt and engine.stats()["condensed"] == 1
+
+
 def test_completion_without_choices_is_a_failure(loopback: Make, engines) -> None:
     server = stub(loopback, lambda seen: Reply(body={"object": "chat.completion"}))
     with pytest.raises(EngineFailure, match="choices"):

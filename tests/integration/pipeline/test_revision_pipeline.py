@@ -75,6 +75,16 @@ async def test_edits_reach_the_subtitles_and_nothing_is_recognized_again(scene_p
     segments = transcript.segments
     old_srt = list(srt.parse(text_at(store, first["subtitle_url"])))
     assert " ".join(c.content for c in old_srt).split() == " ".join(s.translation for s in segments).split()
+    for segment in segments:  # the recognized words, each inside its segment's span
+        assert segment.words, segment
+        for word in segment.words:
+            assert segment.start - 0.5 <= word.start <= word.end <= segment.end + 0.5
+            assert word.probability is not None and 0.0 <= word.probability <= 1.0
+    public = transcript.public()
+    assert public["qc"] == first["qc"] and public["qc"]["cues"] == len(old_srt) == len(public["cues"])
+    for record, cue in zip(public["cues"], old_srt, strict=True):
+        assert abs(record["start"] - cue.start.total_seconds()) < 0.002 and record["lines"] == cue.content.splitlines()
+        assert record["cps"] > 0 and set(record["rules"]) <= set(public["qc"]["rules"])
 
     class Transcribe:  # a revision must not recognize: any call fails the test
         def __call__(self, *args, **kwargs):
@@ -98,7 +108,15 @@ async def test_edits_reach_the_subtitles_and_nothing_is_recognized_again(scene_p
     retranslated = revised.segments[1].translation
     assert retranslated != segments[1].translation and "autobús" in retranslated.lower(), retranslated
     assert revised.segments[2:] == segments[2:]  # the rest as it was
+    assert not revised.segments[1].words  # a new source: the recognized words no longer apply
     assert result["source_lang"] == "en" and result["files"]["burned_video"]
+    assert set(result["files"]) >= {"ttml", "ebu_tt_d"} and result["qc"]["cues"] == len(subs)
+
+    _, legacy, _ = await _revise(
+        parent_spec, "t0", [{"id": segments[0].id, "translation": "Hola."}], deps, tmp_path, 2, subtitle_preset="legacy"
+    )
+    assert legacy["qc"]["preset"]["name"] == "legacy" and legacy["qc"]["preset"]["max_cps"] == 20.0
+    assert legacy["qc"]["rules"]["min_gap"] == 0  # frame rules are not checked under legacy
 
 
 async def test_a_dub_revision_speaks_only_the_edited_line_again(
