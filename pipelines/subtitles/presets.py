@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from pipelines.subtitles.profanity import primary_language
+
 PresetName = Literal["standard", "broadcast", "legacy"]
 PRESETS: tuple[str, ...] = get_args(PresetName)
 DEFAULT_PRESET: PresetName = "standard"
@@ -83,11 +85,6 @@ class Preset:
         }
 
 
-def primary(language: str) -> str:
-    """``pt-BR`` → ``pt``; ``zh-TW`` → ``zh``."""
-    return language.split("-")[0].lower()
-
-
 def preset_for(
     language: str,
     name: str = DEFAULT_PRESET,
@@ -98,7 +95,7 @@ def preset_for(
     """The preset of ``language``; ``max_chars`` / ``max_duration`` given by the request win over it."""
     if name not in PRESETS:
         raise ValueError(f"subtitle_preset must be one of {', '.join(PRESETS)}, got {name!r}")
-    lang = primary(language)
+    lang = primary_language(language)
     if name == "legacy":
         chars, cps, shortest, longest = LEGACY_LINE, LEGACY_CPS, LEGACY_MIN_DURATION, LEGACY_MAX_DURATION
     else:

@@ -8,13 +8,19 @@ import io
 import subprocess
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import httpx
 import pysubs2
 import pytest
 import srt
 import webvtt
+from ttconv import model as ttml_model
+from ttconv.imsc import reader as ttml_reader
 
+from loadtests.qc_subtitles import read_cues
+from pipelines.subtitles.presets import preset_for
+from pipelines.subtitles.qc import check_cues
 from tests.integration.conftest import Accounts
 from tests.integration.test_platform_http import assert_error
 from tests.support.http_server import loopback_server
@@ -62,13 +68,20 @@ def wait_done(client: httpx.Client, headers: dict[str, str], task_id: str, timeo
     raise AssertionError(f"task {task_id} not finished after {timeout_s}s")
 
 
+def _spans(element: ttml_model.ContentElement) -> list[ttml_model.Text]:
+    """Every text node under ``element``."""
+    if isinstance(element, ttml_model.Text):
+        return [element]
+    return [node for child in element for node in _spans(child)]
+
+
 def download(client: httpx.Client, url: str) -> bytes:
     response = client.get(url)  # no Authorization: the signed link is the credential
     assert response.status_code == 200, response.text
     return response.content
 
 
-def test_upload_to_srt(client: httpx.Client, auth: dict[str, str], talk: Path) -> None:
+def test_upload_to_srt(client: httpx.Client, auth: dict[str, str], talk: Path, tmp_path: Path) -> None:
     response = submit(client, auth, talk, target_lang="es")
     assert response.status_code == 200, response.text
     body = response.json()
@@ -78,12 +91,20 @@ def test_upload_to_srt(client: httpx.Client, auth: dict[str, str], talk: Path) -
     assert task["progress"] == 100 and "completed_at" in task and "stage" not in task
     result = task["result"]
     assert result["source_lang"] == "en" and result["char_count"] > 20 and 5 < result["duration"] < 15
-    cues = list(srt.parse(download(client, result["subtitle_url"]).decode()))
+    text = download(client, result["subtitle_url"]).decode()
+    cues = list(srt.parse(text))
     translated = " ".join(c.content for c in cues)
     assert len(words(translated)) >= 8 and recall(SPEECH, translated) < 0.5, translated  # Spanish, not the English heard
+    # The task's quality report is what the QC script finds in the file it published.
+    (tmp_path / "talk.srt").write_text(text, encoding="utf-8")
+    own = check_cues(read_cues(tmp_path / "talk.srt"), preset_for("es"), result["qc"]["fps"])
+    assert result["qc"]["preset"]["name"] == "standard" and result["qc"]["cues"] == len(cues) == len(own.cues)
+    assert {k: v for k, v in result["qc"]["rules"].items() if k != "shot_change"} == {
+        k: v for k, v in own.counts().items() if k != "shot_change"
+    }
 
 
-@pytest.mark.parametrize("output_format", ["vtt", "ass", "burned_video", "all"])
+@pytest.mark.parametrize("output_format", ["vtt", "ass", "burned_video", "all", "ttml"])
 def test_output_formats(client: httpx.Client, auth: dict[str, str], talk: Path, output_format: str) -> None:
     task_id = submit(client, auth, talk, target_lang="es", source_lang="en", output_format=output_format, bilingual=True).json()[
         "task_id"
@@ -96,6 +117,11 @@ def test_output_formats(client: httpx.Client, auth: dict[str, str], talk: Path, 
     elif output_format == "ass":
         ass = pysubs2.SSAFile.from_string(download(client, result["subtitle_url"]).decode())
         assert ass.events and ass.info["PlayResX"] == "320"
+    elif output_format == "ttml":
+        document = ttml_reader.to_model(ElementTree.ElementTree(ElementTree.fromstring(download(client, result["subtitle_url"]))))
+        assert document is not None and document.get_body() is not None
+        shown = " ".join(span.get_text() for span in _spans(document.get_body()))
+        assert recall(SPEECH, shown) >= 0.5, shown  # bilingual: the recognised English is in the document
     elif output_format == "burned_video":
         assert "subtitle_url" not in result
         assert download(client, result["video_url"])[4:8] == b"ftyp"
@@ -166,6 +192,7 @@ def test_submission_errors(client: httpx.Client, auth: dict[str, str], talk: Pat
         ("subtitle_color", "white"),
         ("subtitle_position", "left"),
         ("output_format", "mp3"),
+        ("subtitle_preset", "cinema"),
         ("max_subtitle_length", 5),
         ("start_time", -1),
         ("unknown_field", 1),
