@@ -25,7 +25,7 @@ CONTROL = {"self", "extra", "wait", "on_progress", "poll_interval", "timeout", "
 #: Parameters that carry a body field under another name (a file part, or a URL in its place).
 CARRIERS = {"path_or_url": ("file", "video_url"), "sample_path": ("sample",)}
 #: Fields the service accepts beyond the contract's tables (extensions), each still a keyword argument.
-EXTENSIONS = {"4.7": {"lang", "gender"}, "4.9": {"glossary_id"}}
+EXTENSIONS = {"4.1": {"subtitle_preset"}, "4.7": {"lang", "gender"}, "4.9": {"glossary_id"}}
 
 #: (endpoint group class, method name, contract section, the service's request model), sync and async.
 METHODS: list[tuple[type, str, str, str]] = []

@@ -149,3 +149,15 @@ def test_voice_clone_uploads_sample(server: LoopbackServer, client: Client, tmp_
     listed = client.voice.list(status="ready")
     assert listed.total == 1 and listed.quota == 10
     assert server.requests_to("GET", "/v1/voice/clone")[0].query == {"status": ["ready"]}
+
+
+def test_the_qc_report_is_summarised_in_one_line() -> None:
+    qc = {
+        "preset": {"name": "standard", "language": "zh"},
+        "cues": 40,
+        "failing": 3,
+        "rules": {"line_length": 0, "reading_speed": 2, "shot_change": 1},
+    }
+    line = Task.model_validate({"task_id": "t", "status": "completed", "result": {"qc": qc}}).result.qc_summary()
+    assert line == "standard zh: 3 of 40 cues (7.5 %) break a rule (reading_speed 2, shot_change 1)"
+    assert Task.model_validate({"task_id": "t", "status": "completed", "result": {}}).result.qc_summary() is None

@@ -46,6 +46,7 @@ from mediatrans_client.types import (
     Severity,
     SpeakerGender,
     SubtitlePosition,
+    SubtitlePreset,
     Tone,
     VoiceGender,
 )
@@ -83,6 +84,7 @@ class AsyncVideo:
         speaker_count: int | None = None,
         max_subtitle_length: int | None = None,
         subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
         profanity_filter: bool | None = None,
         start_time: float | None = None,
         end_time: float | None = None,
@@ -145,6 +147,7 @@ class AsyncVideo:
         subtitle_position: SubtitlePosition | None = None,
         max_subtitle_length: int | None = None,
         subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
         enable_dubbing: bool | None = None,
         dubbing_voice: DubbingVoice | None = None,
         dubbing_speed: float | None = None,

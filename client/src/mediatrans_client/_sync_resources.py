@@ -48,6 +48,7 @@ from mediatrans_client.types import (
     Severity,
     SpeakerGender,
     SubtitlePosition,
+    SubtitlePreset,
     Tone,
     VoiceGender,
 )
@@ -87,6 +88,7 @@ class Video:
         speaker_count: int | None = None,
         max_subtitle_length: int | None = None,
         subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
         profanity_filter: bool | None = None,
         start_time: float | None = None,
         end_time: float | None = None,
@@ -160,6 +162,7 @@ class Video:
         subtitle_position: SubtitlePosition | None = None,
         max_subtitle_length: int | None = None,
         subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
         enable_dubbing: bool | None = None,
         dubbing_voice: DubbingVoice | None = None,
         dubbing_speed: float | None = None,

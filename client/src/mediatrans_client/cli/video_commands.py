@@ -14,7 +14,7 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
 from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.models import Task
-from mediatrans_client.types import DubbingVoice, Engine, OutputFormat
+from mediatrans_client.types import DubbingVoice, Engine, OutputFormat, SubtitlePreset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -147,7 +147,7 @@ def translate(
     dub: bool,
     dubbing_voice: DubbingVoice | None,
     callback_url: str | None,
-    subtitle_preset: str | None,
+    subtitle_preset: SubtitlePreset | None,
     extra: tuple[str, ...],
     wait: bool,
     out: Path | None,
@@ -176,7 +176,8 @@ def translate(
         enable_dubbing=dub or None,
         dubbing_voice=dubbing_voice,
         callback_url=callback_url,
-        extra={**({"subtitle_preset": subtitle_preset} if subtitle_preset else {}), **parse_fields(extra)},
+        subtitle_preset=subtitle_preset,
+        extra=parse_fields(extra),
     )
     if wait or out is not None:
         follow_task(session, task, poll_interval, wait_timeout, out)
