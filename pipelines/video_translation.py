@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from deployments.engines.media.scenes import detect_shot_changes
 
 from core.specs.transcript import TRANSCRIPT_NAME, StoredTranscript
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
@@ -29,6 +28,7 @@ from deployments.engines.diarization.base import Diarization
 from deployments.engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
 from deployments.engines.media.ffmpeg import extract_audio
 from deployments.engines.media.probe import MediaInfo, probe, validate
+from deployments.engines.media.scenes import detect_shot_changes
 from deployments.engines.translation.base import TranslationRequest, TranslationResult
 from deployments.engines.translation.glossary import Glossary
 from pipelines.dubbing.dubber import DubbingDeps, DubRequest, dub

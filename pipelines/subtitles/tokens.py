@@ -171,9 +171,7 @@ class Timed:
     segment_start: bool = False
 
 
-def word_tokens(
-    words: Sequence[Timed], max_chars: int, max_duration: float, measure: Measure = display_length
-) -> list[Token]:
+def word_tokens(words: Sequence[Timed], max_chars: int, max_duration: float, measure: Measure = display_length) -> list[Token]:
     """Tokens of ASR words, in time order, with repaired timings.
 
     Repairs: words are sorted by start and negative times raised to 0; an
