@@ -1,8 +1,9 @@
 """Reading speed: translations too long for the time they are shown are condensed (docs/timed-text.md).
 
 After the translation is laid out and timed, a sentence whose cues still read faster than the preset's
-characters per second (all the time its speech and the timing rules allow is already used) is translated
-again with a length budget: the characters that time holds at that speed. The shorter translation is
+characters per second (all the time its speech and the timing rules allow is already used) is rewritten
+by the translating engine under a length budget: the characters that time holds at that speed, or the
+share of the text its fastest cue says is too much, whichever is smaller, less a 10 % margin. The shorter translation is
 kept only when it is shorter and keeps what matters (``subtitles.condense.keeps_meaning``: numbers,
 negations, names, glossary terms); otherwise the full one stays and the cue is reported as too fast.
 Only engines that follow a length budget (the LLM) can condense; the others answer at full length, which
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -47,13 +49,15 @@ def closing_stop(full: str, shorter: str) -> str:
     return shorter
 
 
+def cps(cue: Cue, options: SegmentationOptions) -> float:
+    """A cue's reading speed, characters per second (infinite for a cue with no time)."""
+    chars = sum(options.chars(line) for line in cue.lines)
+    return chars / cue.duration if cue.duration > 0 else math.inf
+
+
 def too_fast(cues: Sequence[Cue], options: SegmentationOptions) -> bool:
     """Whether any of a sentence's cues reads faster than ``options.max_cps``."""
-    for cue in cues:
-        chars = sum(options.chars(line) for line in cue.lines)
-        if cue.duration <= 0 or chars / cue.duration > options.max_cps + SLACK_CPS:
-            return True
-    return False
+    return any(cps(cue, options) > options.max_cps + SLACK_CPS for cue in cues)
 
 
 def budget(cues: Sequence[Cue], options: SegmentationOptions) -> int:
@@ -114,9 +118,10 @@ class _Condensing:
     async def condense(self, i: int, cues: Sequence[Cue]) -> None:
         """Ask for sentence ``i`` shorter; keep the answer if it is shorter and keeps what matters."""
         current = self.out[i]
-        limit = int(budget(cues, self.options) * MARGIN)
+        slowest = self.options.max_cps / max(cps(cue, self.options) for cue in cues)
+        limit = int(min(budget(cues, self.options), len(current) * slowest) * MARGIN)
         if limit >= len(current):
-            return  # the text fits the time as a whole: it is the split between cues that reads fast
+            return
         hints = TranslationHints(mode=self.engine, max_length=max(limit, 1), draft=current)
         context = tuple(self.sentences[max(0, i - CONTEXT) : i])
         following = tuple(self.sentences[i + 1 : i + 1 + CONTEXT])
