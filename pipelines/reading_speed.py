@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import math
 import logging
+import math
 from collections.abc import Awaitable, Callable, Sequence
 
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult

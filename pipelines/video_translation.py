@@ -42,6 +42,8 @@ from pipelines.transcript_translation import TranslatedTranscript, job_glossary,
 from pipelines.video_outputs import add_dub, publish_outputs, render_outputs, write_file
 
 DETECT_WINDOW_S = 30.0
+#: Frame rates timing trusts; a container stating another (a time base taken for a rate) is timed at 24 fps.
+MIN_FPS, MAX_FPS = 5.0, 300.0
 log = logging.getLogger(__name__)
 
 
@@ -266,8 +268,9 @@ async def _shot_changes(spec: VideoJobSpec, media: Path, info: MediaInfo, deps: 
 
 
 def frame_rate(info: MediaInfo) -> float | None:
-    """The video's frame rate, None without a video stream (timing then uses 24 fps)."""
-    return info.video.fps if info.video is not None and info.video.fps > 0 else None
+    """The video's frame rate; None without a video stream or with a rate no video has (timing then uses 24 fps)."""
+    fps = info.video.fps if info.video is not None else 0.0
+    return fps if MIN_FPS <= fps <= MAX_FPS else None
 
 
 def _range(spec: VideoJobSpec, info: MediaInfo) -> tuple[float, float | None]:

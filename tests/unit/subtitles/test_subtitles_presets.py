@@ -87,3 +87,16 @@ def test_cjk_translations_are_laid_out_within_their_line_limits(language: str) -
     laid = translate_sentences(groups, [text] + [""] * (len(groups) - 1), options)
     report = check_cues(laid, target, 24.0)
     assert laid and report.counts()["line_length"] == 0 and report.counts()["lines"] == 0
+
+
+def test_timing_trusts_only_plausible_frame_rates() -> None:
+    from deployments.engines.media.probe import MediaInfo, VideoStream
+    from pipelines.video_translation import frame_rate
+
+    def info(fps: float | None) -> MediaInfo:
+        video = VideoStream("h264", 640, 360, fps) if fps is not None else None
+        return MediaInfo("mp4", "mov,mp4", 10.0, 1000, video, None, 0)
+
+    assert frame_rate(info(30000 / 1001)) == pytest.approx(29.97, abs=0.01)
+    assert frame_rate(info(90000.0)) is None  # a time base taken for a rate
+    assert frame_rate(info(0.0)) is None and frame_rate(info(None)) is None
