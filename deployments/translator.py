@@ -14,7 +14,7 @@ from deployments.engines.errors import UnsupportedLanguage
 from deployments.engines.registry import start_engine
 from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
 from deployments.engines.translation.pivot import PivotTranslator
-from deployments.engines.translation.routing import Router, RoutingTable
+from deployments.engines.translation.routing import Router, RoutingTable, preferred_engine
 from deployments.engines.translation.safe import SafeTranslator
 
 
@@ -49,8 +49,7 @@ class Translator:
                 source=request.source_lang,
                 target=request.target_lang,
             )
-        prefer = "llm" if request.hints.mode == "professional" else None
-        chain = self.router.chain(request.source_lang, request.target_lang, prefer=prefer)
+        chain = self.router.chain(request.source_lang, request.target_lang, prefer=preferred_engine(request.hints))
         # Engines are blocking (subprocess / HTTP); keep the replica's event loop free.
         return await asyncio.to_thread(self.safe.translate, request, glossary, chain)
 

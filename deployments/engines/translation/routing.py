@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from deployments.engines.translation.base import TranslatorEngine
+from deployments.engines.translation.base import TranslationHints, TranslatorEngine
 from deployments.engines.translation.languages import primary
 
 #: chrF below which a pair is not offered, unless the table says otherwise.
@@ -119,3 +119,10 @@ class Router:
             if route is not None:
                 rows.append({"source": source, "target": target, "engine": route[0], "chrf": route[1]})
         return rows
+
+
+def preferred_engine(hints: TranslationHints) -> str | None:
+    """The engine a request wants first, where it scores above the floor for the pair: the LLM for professional
+    translation and for rewriting a draft shorter (subtitles too fast to read; no other engine follows a length
+    budget). None: the pair's best measured engine."""
+    return "llm" if hints.mode == "professional" or hints.draft is not None else None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from deployments.engines.errors import EngineFailure
-from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
-from deployments.engines.translation.routing import Router, RoutingTable
+from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult, TranslatorEngine
+from deployments.engines.translation.routing import Router, RoutingTable, preferred_engine
 from deployments.engines.translation.safe import SafeTranslator
 
 
@@ -77,6 +77,15 @@ def test_prefer_moves_an_engine_first_only_above_the_floor() -> None:
     router = Router(engines(), TABLE)
     assert router.chain("en", "pt", prefer="llm")[0].name == "llm"
     assert router.chain("en", "ca", prefer="llm")[0].name == "apertium"  # llm scored 38 < 40
+
+
+def test_a_draft_to_shorten_goes_to_the_llm_first_where_it_scores_above_the_floor() -> None:
+    router = Router(engines(), TABLE)
+    draft = TranslationHints(max_length=20, draft="Uma frase longa demais para o tempo que tem.")
+    assert preferred_engine(TranslationHints()) is None
+    assert preferred_engine(TranslationHints(mode="professional")) == "llm"
+    assert router.chain("en", "pt", prefer=preferred_engine(draft))[0].name == "llm"  # fast cannot follow a budget
+    assert router.chain("en", "ca", prefer=preferred_engine(draft))[0].name == "apertium"
 
 
 def test_without_a_table_engines_keep_configuration_order_and_every_pair_is_offered() -> None:
