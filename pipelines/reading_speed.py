@@ -33,7 +33,8 @@ CONCURRENCY = 4
 #: Reading speed this much over the preset's counts as too fast (rounding of times).
 SLACK_CPS = 0.05
 CONTEXT = 2
-#: Rounds of asking: a sentence still too fast after its first rewrite is asked once more, from that rewrite.
+#: Rounds of asking: a sentence still too fast after its first rewrite is asked once more, from that rewrite
+#: (a refused rewrite is not asked again: the model answers the same text the same way).
 ROUNDS = 2
 #: The budget asked for, as a share of what the time holds: room for how the text splits between cues.
 MARGIN = 0.9
@@ -87,7 +88,8 @@ async def condense_fast(
     asked = 0
     for _ in range(ROUNDS):
         laid = layout_groups(groups, job.out, options, bilingual=bilingual)
-        todo = [i for i, cues in enumerate(laid) if cues and too_fast(cues, options)][: MAX_CONDENSED - asked]
+        todo = [i for i, cues in enumerate(laid) if cues and i not in job.refused and too_fast(cues, options)]
+        todo = todo[: MAX_CONDENSED - asked]
         if not todo:
             break
         asked += len(todo)
@@ -110,6 +112,8 @@ class _Condensing:
     engine: str
     terms: tuple[str, ...]
     full: list[str | None] = dataclasses.field(default_factory=list)
+    #: Sentences whose rewrite was refused: asking again from the same text gets the same answer.
+    refused: set[int] = dataclasses.field(default_factory=set)
     gate: asyncio.Semaphore = dataclasses.field(default_factory=lambda: asyncio.Semaphore(CONCURRENCY))
 
     def __post_init__(self) -> None:
@@ -131,10 +135,12 @@ class _Condensing:
                 shorter = closing_stop(current, (await self.translate(request)).texts[0].strip())
             except Exception as exc:  # condensing is an improvement, never a reason to fail the task
                 log.warning("condensing sentence %d failed (%s); keeping its translation", i, exc)
+                self.refused.add(i)
                 return
         refused = reasons(current, shorter, self.target, self.terms) if len(shorter) < len(current) else ["not shorter"]
         if refused:
             log.debug("condensed sentence %d refused: %s", i, "; ".join(refused))
+            self.refused.add(i)
             return
         if self.full[i] is None:
             self.full[i] = current

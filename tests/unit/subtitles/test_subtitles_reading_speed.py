@@ -66,9 +66,26 @@ async def test_an_answer_dropping_the_number_or_the_negation_is_refused() -> Non
         assert texts == list(FULL) and full == [None, None, None], answer
 
 
-async def test_an_engine_that_ignores_the_budget_changes_nothing() -> None:
-    texts, full = await condense_fast(GROUPS, SOURCE, FULL, OPTIONS, "en", "es", Scripted({SOURCE[1]: FULL[1]}))
+async def test_an_engine_that_ignores_the_budget_changes_nothing_and_is_asked_once() -> None:
+    translate = Scripted({SOURCE[1]: FULL[1]})
+    texts, full = await condense_fast(GROUPS, SOURCE, FULL, OPTIONS, "en", "es", translate)
     assert texts == list(FULL) and full == [None, None, None]
+    assert len(translate.requests) == 1  # the same text would get the same answer in the next round
+
+
+async def test_a_rewrite_still_too_fast_is_asked_again_from_the_rewrite() -> None:
+    first = "El tren de esta mañana tiene 12 vagones y no llega tarde a la estación."
+    second = "El tren tiene 12 vagones y no llega tarde."
+    translate = Scripted({SOURCE[1]: first})
+
+    async def twice(request: TranslationRequest) -> TranslationResult:
+        if request.hints.draft == first:
+            translate.answers[SOURCE[1]] = second
+        return await translate(request)
+
+    texts, full = await condense_fast(GROUPS, SOURCE, FULL, OPTIONS, "en", "es", twice)
+    assert texts[1] == second and full[1] == FULL[1]  # the full text is the first one, not the intermediate
+    assert [r.hints.draft for r in translate.requests] == [FULL[1], first]
 
 
 async def test_a_failing_engine_keeps_the_full_translation() -> None:
