@@ -81,8 +81,8 @@ def build_dialogue_video() -> tuple[Path, list[float]]:
     return out, cuts
 
 
-def _report(label: str, srt_text: str, lang: str, fps: float, cuts: list[float]) -> dict:
-    report = check_cues(read_cues_text(srt_text), preset_for(lang), fps, cuts)
+def _report(label: str, cues: list, lang: str, fps: float, cuts: list[float]) -> dict:
+    report = check_cues(cues, preset_for(lang), fps, cuts)
     summary = report.summary()
     broken = {rule: n for rule, n in summary["rules"].items() if n}
     print(f"  {label:28} {summary['cues']:4d} cues, {100 * report.share():5.1f} % break a rule  {broken}")
@@ -122,12 +122,13 @@ def main() -> None:
         kind, lang = targets[label]
         _, fps, shot_changes = media[kind]
         text = client.get(task["result"]["subtitle_url"]).text
-        summaries[label] = _report(label, text, lang, fps, shot_changes)
+        cues = read_cues_text(text)
+        summaries[label] = _report(label, cues, lang, fps, shot_changes)
         OUT.mkdir(parents=True, exist_ok=True)
         name = label.replace(" ", "_").replace(">", "-")
         (OUT / f"{name}.srt").write_text(text, encoding="utf-8")
         if lang == "en":
-            heard = " ".join(c.text.replace("\n", " ") for c in read_cues_text(text))
+            heard = " ".join(c.text.replace("\n", " ") for c in cues)
             errors[label] = word_error_rate(reference, heard)
         transcript = client.get(f"/v1/video/task/{task['task_id']}/transcript").json()
         (OUT / f"{name}.transcript.json").write_text(json.dumps(transcript, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -15,12 +15,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import math
 from collections.abc import Awaitable, Callable, Sequence
 
 from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from pipelines.subtitles.condense import char_budget, reasons
 from pipelines.subtitles.options import SegmentationOptions
+from pipelines.subtitles.qc import CPS_TOLERANCE, reading_speed
 from pipelines.subtitles.text import ending
 from pipelines.subtitles.translation import layout_groups
 from pipelines.subtitles.types import Cue
@@ -30,8 +30,6 @@ log = logging.getLogger(__name__)
 #: Most sentences one task condenses, and how many requests run at once.
 MAX_CONDENSED = 400
 CONCURRENCY = 4
-#: Reading speed this much over the preset's counts as too fast (rounding of times).
-SLACK_CPS = 0.05
 CONTEXT = 2
 #: Rounds of asking: a sentence still too fast after its first rewrite is asked once more, from that rewrite
 #: (a refused rewrite is not asked again: the model answers the same text the same way).
@@ -51,14 +49,13 @@ def closing_stop(full: str, shorter: str) -> str:
 
 
 def cps(cue: Cue, options: SegmentationOptions) -> float:
-    """A cue's reading speed, characters per second (infinite for a cue with no time)."""
-    chars = sum(options.chars(line) for line in cue.lines)
-    return chars / cue.duration if cue.duration > 0 else math.inf
+    """A cue's reading speed, counted as the quality report counts it."""
+    return reading_speed(sum(options.chars(line) for line in cue.lines), cue.duration)
 
 
 def too_fast(cues: Sequence[Cue], options: SegmentationOptions) -> bool:
-    """Whether any of a sentence's cues reads faster than ``options.max_cps``."""
-    return any(cps(cue, options) > options.max_cps + SLACK_CPS for cue in cues)
+    """Whether any of a sentence's cues breaks the report's ``reading_speed`` rule."""
+    return any(cps(cue, options) > options.max_cps + CPS_TOLERANCE for cue in cues)
 
 
 def budget(cues: Sequence[Cue], options: SegmentationOptions) -> int:

@@ -13,11 +13,10 @@ import dataclasses
 from collections.abc import Sequence
 
 from core.specs.transcript import Timing
-from core.specs.video import VideoOptions
-from pipelines.subtitles.frames import DEFAULT_FPS
+from core.specs.video import VideoJobSpec
 from pipelines.subtitles.options import SegmentationOptions
 from pipelines.subtitles.presets import Preset, preset_for
-from pipelines.subtitles.qc import QcReport, check_cues
+from pipelines.subtitles.qc import DEFAULT_FPS, QcReport, check_cues
 from pipelines.subtitles.types import Cue
 
 
@@ -29,15 +28,18 @@ class Layout:
         source: options that cut the recognized speech into cues (speech times, no shot changes).
         target: options that lay the translation out and time it.
         preset: the target language's preset (what the quality report checks).
-        fps: the video's frame rate (24 when it has none).
-        shot_changes: the video's shot changes, seconds.
+        fps: the video's frame rate (24 when it has none; the report's frames even under ``legacy``).
     """
 
     source: SegmentationOptions
     target: SegmentationOptions
     preset: Preset
     fps: float
-    shot_changes: tuple[float, ...] = ()
+
+    @property
+    def shot_changes(self) -> tuple[float, ...]:
+        """The video's shot changes the target is timed to, seconds (none under ``legacy``)."""
+        return self.target.shot_changes
 
     def check(self, cues: Sequence[Cue]) -> QcReport:
         """The quality report of the final cues."""
@@ -47,21 +49,21 @@ class Layout:
         """The same layout timed to ``shot_changes`` (none under the legacy preset)."""
         if not self.preset.frame_rules:
             return self
-        cuts = tuple(sorted(shot_changes))
-        return dataclasses.replace(self, target=dataclasses.replace(self.target, shot_changes=cuts), shot_changes=cuts)
+        return dataclasses.replace(self, target=dataclasses.replace(self.target, shot_changes=tuple(sorted(shot_changes))))
 
     def timing(self) -> Timing:
         """What a revision needs to time its cues the same way."""
         return Timing(fps=self.fps, shot_changes=list(self.shot_changes))
 
 
-def preset_of(options: VideoOptions, language: str, explicit: Sequence[str]) -> Preset:
-    """``language``'s preset under the task's ``subtitle_preset``, with the layout fields it gave."""
+def preset_of(spec: VideoJobSpec, language: str) -> Preset:
+    """``language``'s preset under the task's ``subtitle_preset``, with the layout fields the request gave."""
+    given = spec.explicit_layout
     return preset_for(
         language,
-        options.subtitle_preset,
-        max_chars=options.max_subtitle_length if "max_subtitle_length" in explicit else None,
-        max_duration=options.subtitle_max_duration if "subtitle_max_duration" in explicit else None,
+        spec.subtitle_preset,
+        max_chars=spec.max_subtitle_length if "max_subtitle_length" in given else None,
+        max_duration=spec.subtitle_max_duration if "subtitle_max_duration" in given else None,
     )
 
 
@@ -91,8 +93,7 @@ def options_for(
 
 
 def layout_of(
-    options: VideoOptions,
-    explicit: Sequence[str],
+    spec: VideoJobSpec,
     source_lang: str,
     target_lang: str,
     *,
@@ -104,13 +105,12 @@ def layout_of(
     """The layout of a task whose speech is in ``source_lang``, on a video of ``fps`` with ``shot_changes``,
     processed until ``until`` seconds."""
     frames = fps if fps and fps > 0 else DEFAULT_FPS
-    target = preset_of(options, target_lang, explicit)
+    target = preset_of(spec, target_lang)
     # Source cues stay at their speech times under frame rules (fps set): display timing comes after translation.
-    source = options_for(preset_of(options, source_lang, explicit), speaker_labels=speaker_labels, fps=None)
+    source = options_for(preset_of(spec, source_lang), speaker_labels=speaker_labels, fps=None)
     return Layout(
         source=source,
         target=options_for(target, speaker_labels=speaker_labels, fps=frames, shot_changes=shot_changes, until=until),
         preset=target,
         fps=frames,
-        shot_changes=tuple(shot_changes) if target.frame_rules else (),
     )

@@ -73,7 +73,7 @@ def job_glossary(spec: VideoJobSpec, source: str) -> Glossary | None:
 def glossary_terms(spec: VideoJobSpec, source: str) -> tuple[str, ...]:
     """The target terms of the task's glossary where it applies: condensing must keep them."""
     glossary = job_glossary(spec, source)
-    return tuple(e.target for e in spec.glossary.entries) if glossary is not None and spec.glossary else ()
+    return tuple(glossary.entries.values()) if glossary is not None else ()
 
 
 def _groups(layout: Layout, transcript: Transcript) -> list[tuple[Cue, ...]]:

@@ -51,7 +51,7 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
     relayout = {sid for sid, changed in changes.items() if changed & {"source", "times"}}
     relabel = any("speaker" in changed for changed in changes.values())
     layout = layout_of(
-        spec, spec.explicit_layout, edited.source_lang, edited.target_lang, speaker_labels=edited.speaker_labels,
+        spec, edited.source_lang, edited.target_lang, speaker_labels=edited.speaker_labels,
         fps=edited.timing.fps, shot_changes=edited.timing.shot_changes, until=edited.span[1],
     )  # fmt: skip
     groups = groups_of(edited, relayout, layout.source, relabel=relabel)

@@ -126,7 +126,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
         await _check_pair(deps, language, spec.target_lang)
         glossary = job_glossary(spec, language)
         layout = layout_of(
-            spec, spec.explicit_layout, language, spec.target_lang, speaker_labels=spec.enable_diarization,
+            spec, language, spec.target_lang, speaker_labels=spec.enable_diarization,
             fps=frame_rate(info), until=end if end is not None else info.duration or None,
         )  # fmt: skip
 

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pipelines.subtitles.options import SegmentationOptions
-from pipelines.subtitles.qc import exact_rate, frame, half_second
+from pipelines.subtitles.qc import DEFAULT_FPS, exact_rate, frame, half_second
 from pipelines.subtitles.types import Cue
 
 GAP_FRAMES = 2
@@ -40,7 +40,6 @@ MAX_LAG = 3
 #: How far before the end of its speech a cue may end when the next in-time snaps back to a cut, in frames
 #: (QC accepts times within a few frames of speech).
 SPEECH_TOLERANCE = 3
-DEFAULT_FPS = 24.0
 _NO_BOUND = 1 << 40
 
 

@@ -56,7 +56,7 @@ def build_cues(
         chars = [int(sum(options.chars(line) for line in cue_lines)) for cue_lines in lines]
         times = settle(spoken, chars, options, lower, upper)
     else:
-        times = [(max(start, lower), max(min(end, upper), max(start, lower))) for start, end in spoken]
+        times = spoken  # tokens are timed inside [lower, upper] already
     return [
         Cue(
             index=k + 1,

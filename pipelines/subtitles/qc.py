@@ -150,11 +150,16 @@ def check_cues(
     return QcReport(preset=preset, fps=fps, cues=tuple(checks))
 
 
+def reading_speed(chars: float, duration: float) -> float:
+    """Characters per second; infinite for text shown no time, 0 for no text."""
+    return chars / duration if duration > 0 else (math.inf if chars else 0.0)
+
+
 def _check(cue: Cue, following: Cue | None, preset: Preset, rate: float, cuts: list[int]) -> CueCheck:
     lines = cue.lines or cue.original_lines
     chars = sum(char_count(line, preset.half_width) for line in lines)
     duration = cue.end - cue.start
-    cps = chars / duration if duration > 0 else (math.inf if chars else 0.0)
+    cps = reading_speed(chars, duration)
     broken = _text_rules(cue, lines, preset) | _duration_rules(duration, cps, preset)
     if following is not None:
         broken |= _gap_rules(cue, following, rate, preset.frame_rules)

@@ -113,16 +113,13 @@ def _document(cues: Sequence[Cue], language: str) -> model.ContentDocument:
 
 
 def _shown(cues: Sequence[Cue]) -> Iterator[tuple[Cue, list[str]]]:
-    """Each cue with any text, and its lines, source lines first (as in ``writers``)."""
+    """Each cue with any text, and its lines as every writer shows them (``Cue.blocks``), source lines first,
+    without characters XML 1.0 cannot carry."""
     for cue in cues:
-        texts = [text for text in map(_text, (*cue.original_lines, *cue.lines)) if text]
+        original, lines = cue.blocks()
+        texts = [text for text in (" ".join(_INVALID_XML_CHARS.sub("", line).split()) for line in (*original, *lines)) if text]
         if texts:
             yield cue, texts
-
-
-def _text(line: str) -> str:
-    """``line`` without characters XML 1.0 cannot carry, whitespace runs collapsed like ``writers``."""
-    return " ".join(_INVALID_XML_CHARS.sub("", line).split())
 
 
 def _paragraph(doc: model.ContentDocument, region: model.Region, pid: str, cue: Cue, texts: list[str]) -> model.P:

@@ -88,3 +88,11 @@ class Cue:
     def text(self) -> str:
         """The displayed lines joined with newlines."""
         return "\n".join(self.lines)
+
+    def blocks(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(original lines, lines) as every writer shows them: whitespace runs collapsed, blank lines dropped."""
+        return _shown_lines(self.original_lines), _shown_lines(self.lines)
+
+
+def _shown_lines(lines: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(line for line in (" ".join(raw.split()) for raw in lines) if line)

@@ -24,20 +24,9 @@ _TRANSPARENT = "&HFF000000"
 _WORD_JOINER = "\u2060"
 
 
-def _clean(line: str) -> str:
-    return " ".join(line.split())
-
-
-def _blocks(cue: Cue) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(original lines, translated lines) of a cue, blank lines dropped."""
-    original = tuple(c for c in map(_clean, cue.original_lines) if c)
-    lines = tuple(c for c in map(_clean, cue.lines) if c)
-    return original, lines
-
-
 def _shown(cues: Sequence[Cue]) -> Iterator[tuple[Cue, tuple[str, ...], tuple[str, ...]]]:
     for cue in cues:
-        original, lines = _blocks(cue)
+        original, lines = cue.blocks()
         if original or lines:
             yield cue, original, lines
 

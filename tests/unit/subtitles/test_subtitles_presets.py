@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.specs.video import VideoOptions
+from core.specs.video import UploadSource, VideoJobSpec
 from pipelines.subtitle_layout import layout_of, options_for
 from pipelines.subtitles import segment_words, translate_sentences
 from pipelines.subtitles.presets import preset_for
@@ -12,6 +12,10 @@ from pipelines.subtitles.qc import check_cues
 from pipelines.subtitles.text import char_count
 from pipelines.subtitles.translation import group_sentences
 from pipelines.subtitles.types import Word
+
+
+def spec(**fields: object) -> VideoJobSpec:
+    return VideoJobSpec.model_validate({"source": UploadSource(key="talk.mp4"), **fields})
 
 
 @pytest.mark.parametrize(
@@ -53,14 +57,14 @@ def test_japanese_counts_half_width_characters_as_half() -> None:
 
 
 def test_layout_applies_the_target_preset_unless_the_request_gave_limits() -> None:
-    request = VideoOptions(target_lang="zh")
-    layout = layout_of(request, [], "en", "zh", speaker_labels=False, fps=25.0)
+    request = spec(target_lang="zh")
+    layout = layout_of(request, "en", "zh", speaker_labels=False, fps=25.0)
     assert (layout.target.max_chars, layout.target.max_cps, layout.target.fps) == (16, 9.0, 25.0)
     assert layout.source.max_chars == 42
-    given = VideoOptions(target_lang="zh", max_subtitle_length=20)
-    assert layout_of(given, ["max_subtitle_length"], "en", "zh", speaker_labels=False).target.max_chars == 20
-    legacy = VideoOptions(target_lang="zh", subtitle_preset="legacy")
-    assert layout_of(legacy, [], "en", "zh", speaker_labels=False).target.fps is None
+    given = spec(target_lang="zh", max_subtitle_length=20, explicit_layout=["max_subtitle_length"])
+    assert layout_of(given, "en", "zh", speaker_labels=False).target.max_chars == 20
+    legacy = spec(target_lang="zh", subtitle_preset="legacy")
+    assert layout_of(legacy, "en", "zh", speaker_labels=False).target.fps is None
 
 
 def _words(text: str, start: float = 0.0, per_word: float = 0.35) -> list[Word]:
