@@ -1,7 +1,7 @@
 """Typed arguments of the capability deployments (``translator:``, ``asr:``, ``grammar:``... in configs/*.yaml).
 
 Each names its engines as ``EngineSpec``s: the engine's own options model
-(``deployments/engines/options.py``) validates the ``options:`` mapping when the
+(``engines/options.py``) validates the ``options:`` mapping when the
 application is built, so a misspelled or out-of-range key fails ``serve deploy``
 with a message naming the engine and the key, and relative model paths arrive
 absolute. Deployments validate the same models again and read typed fields.
@@ -14,9 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator, model_validator
 
 from core.paths import PROJECT_ROOT, project_path
-from deployments.engines.grammar.checker import DEFAULT_CHUNK_CHARS, DEFAULT_WORKERS
-from deployments.engines.options import EngineOptions
-from deployments.engines.registry import engine_options
+from engines.grammar.checker import DEFAULT_CHUNK_CHARS, DEFAULT_WORKERS
+from engines.options import EngineOptions
+from engines.registry import engine_options
 
 
 class EngineSpec(BaseModel):
@@ -24,7 +24,7 @@ class EngineSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    engine: str = Field(description="Registry name (deployments/engines/registry.py).")
+    engine: str = Field(description="Registry name (engines/registry.py).")
     options: SerializeAsAny[EngineOptions] = Field(default_factory=EngineOptions)
 
     @model_validator(mode="before")

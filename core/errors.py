@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.boundary import log_remote, public_message, unwrap
-from deployments.engines import errors as engine_errors
+from engines import errors as engine_errors
 
 log = logging.getLogger("mediatrans.errors")
 

@@ -31,7 +31,7 @@ from redis.asyncio import Redis
 from core import caps, keys
 from core.cursors import decode_cursor, encode_cursor
 from core.errors import ApiError, ErrorKind
-from deployments.engines.translation.glossary import Glossary
+from engines.translation.glossary import Glossary
 
 #: Attempts of a compare-and-set write before giving up on a record that keeps changing.
 _CAS_ATTEMPTS = 20

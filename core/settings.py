@@ -18,8 +18,8 @@ from core.capability_args import (
     VoiceClonerArgs,
 )
 from core.paths import project_path
-from deployments.engines.media.probe import MAX_BYTES as MAX_VIDEO_BYTES
-from deployments.engines.net.urls import DEFAULT_PORTS, UrlPolicy
+from engines.media.probe import MAX_BYTES as MAX_VIDEO_BYTES
+from engines.net.urls import DEFAULT_PORTS, UrlPolicy
 
 KiB = 1 << 10
 MiB = 1 << 20

@@ -1,1 +1,1 @@
-"""Ray Serve deployments, one per capability; engines live in ``deployments.engines``."""
+"""Ray Serve deployments, one per capability; engines live in ``engines``."""

@@ -9,9 +9,9 @@ import numpy as np
 from ray import serve
 
 from core.capability_args import AsrArgs
-from deployments.capabilities import Capabilities
-from deployments.engines.asr.types import Transcript
-from deployments.engines.registry import create_engine
+from engines.asr.types import Transcript
+from engines.capabilities import Capabilities
+from engines.registry import create_engine
 
 
 @serve.deployment(name="ASR", ray_actor_options={"num_cpus": 0.4}, max_ongoing_requests=2)

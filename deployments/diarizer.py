@@ -17,8 +17,8 @@ import numpy as np
 from ray import serve
 
 from core.capability_args import DiarizerArgs
-from deployments.engines.diarization.base import DIARIZATION_RATE, Diarization, DiarizationEngine
-from deployments.engines.registry import start_engine
+from engines.diarization.base import DIARIZATION_RATE, Diarization, DiarizationEngine
+from engines.registry import start_engine
 
 #: Progress reports closer together than this fraction are not sent.
 _PROGRESS_STEP = 0.01

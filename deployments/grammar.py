@@ -10,9 +10,9 @@ from ray import serve
 
 from core import metrics
 from core.capability_args import GrammarArgs
-from deployments.engines.grammar.base import GrammarEngine
-from deployments.engines.grammar.checker import Catalogue, GrammarChecker, GrammarRequest, GrammarResult
-from deployments.engines.registry import start_engine
+from engines.grammar.base import GrammarEngine
+from engines.grammar.checker import Catalogue, GrammarChecker, GrammarRequest, GrammarResult
+from engines.registry import start_engine
 
 
 @serve.deployment(name="Grammar", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=16)

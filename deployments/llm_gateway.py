@@ -29,7 +29,7 @@ from typing import Any
 
 from ray.serve import Application
 
-from deployments.engines.llm.service_key import (
+from engines.llm.service_key import (
     ASGIApp,
     Message,
     Receive,

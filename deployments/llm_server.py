@@ -22,10 +22,10 @@ from ray import serve
 from starlette.applications import Starlette
 
 from core import metrics
-from deployments.engines.llm.chat_model import ChatModel, ChatModelConfig
-from deployments.engines.llm.completion import Generated
-from deployments.engines.llm.openai_api import DEFAULT_MAX_TOKENS_LIMIT, create_openai_app
-from deployments.engines.llm.service_key import ENV_VAR, configured_key
+from engines.llm.chat_model import ChatModel, ChatModelConfig
+from engines.llm.completion import Generated
+from engines.llm.openai_api import DEFAULT_MAX_TOKENS_LIMIT, create_openai_app
+from engines.llm.service_key import ENV_VAR, configured_key
 
 
 class LLMServerArgs(pydantic.BaseModel):

@@ -6,9 +6,9 @@ from typing import Any
 
 from ray import serve
 
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
-from deployments.engines.translation.glossary import Glossary
-from deployments.localization import LocalizationJob, LocalizationOutcome, localize
+from engines.localization import LocalizationJob, LocalizationOutcome, localize
+from engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.glossary import Glossary
 
 
 @serve.deployment(name="Localizer", ray_actor_options={"num_cpus": 0.1}, max_ongoing_requests=64)

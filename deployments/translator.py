@@ -9,13 +9,13 @@ from ray import serve
 
 from core.capability_args import TranslatorArgs
 from core.metrics import EngineObserver
-from deployments.capabilities import Capabilities
-from deployments.engines.errors import UnsupportedLanguage
-from deployments.engines.registry import start_engine
-from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
-from deployments.engines.translation.pivot import PivotTranslator
-from deployments.engines.translation.routing import Router, RoutingTable, preferred_engine
-from deployments.engines.translation.safe import SafeTranslator
+from engines.capabilities import Capabilities
+from engines.errors import UnsupportedLanguage
+from engines.registry import start_engine
+from engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
+from engines.translation.pivot import PivotTranslator
+from engines.translation.routing import Router, RoutingTable, preferred_engine
+from engines.translation.safe import SafeTranslator
 
 
 @serve.deployment(name="Translator", ray_actor_options={"num_cpus": 0.2}, max_ongoing_requests=32)

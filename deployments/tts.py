@@ -11,10 +11,10 @@ import numpy as np
 from ray import serve
 
 from core.capability_args import TtsArgs
-from deployments.engines.registry import start_engine
-from deployments.engines.tts.base import TtsEngine
-from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.registry import start_engine
+from engines.tts.base import TtsEngine
+from engines.tts.synthesizer import SpeechRequest, Synthesizer
+from engines.tts.voice_table import VoiceTable
 
 _DONE = object()
 

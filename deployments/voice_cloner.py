@@ -11,8 +11,8 @@ from ray import serve
 
 from core import metrics
 from core.capability_args import VoiceClonerArgs
-from deployments.engines.registry import start_engine
-from deployments.engines.voice.cloner import FittedVoice, PreparedSample, VoiceCloneEngine
+from engines.registry import start_engine
+from engines.voice.cloner import FittedVoice, PreparedSample, VoiceCloneEngine
 
 
 @serve.deployment(name="VoiceCloner", ray_actor_options={"num_cpus": 0.05}, max_ongoing_requests=4)

@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx
 
-from deployments.engines.llm.service_key import bearer_header, configured_key
-from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
-from deployments.engines.translation.languages import language_name
+from engines.llm.service_key import bearer_header, configured_key
+from engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
+from engines.translation.languages import language_name
 
 #: Engine name in the routing table; never a serving engine (the Translator does not know it).
 NAME = "bare-llm"

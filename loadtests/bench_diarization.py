@@ -31,10 +31,10 @@ import soundfile as sf
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.diarization.embedded import EmbeddedDiarizer  # noqa: E402
-from deployments.engines.diarization.scoring import score  # noqa: E402
-from deployments.engines.voice.audio import AudioClip  # noqa: E402
-from deployments.engines.voice.vad import SileroVad  # noqa: E402
+from engines.audio.decode import AudioClip  # noqa: E402
+from engines.audio.vad import SileroVad  # noqa: E402
+from engines.diarization.embedded import EmbeddedDiarizer  # noqa: E402
+from engines.diarization.scoring import score  # noqa: E402
 from tests.support import speech  # noqa: E402
 from tests.support.dialogue import SPEAKERS, build_dialogue  # noqa: E402
 

@@ -72,8 +72,8 @@ def percentiles(samples_ms: list[float]) -> tuple[float, float]:
 
 
 def in_process(repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
-    from deployments.engines.grammar.checker import DEFAULT_CHUNK_CHARS, DEFAULT_WORKERS, GrammarChecker, GrammarRequest
-    from deployments.engines.registry import create_engine
+    from engines.grammar.checker import DEFAULT_CHUNK_CHARS, DEFAULT_WORKERS, GrammarChecker, GrammarRequest
+    from engines.registry import create_engine
 
     results: dict[str, dict[str, tuple[float, float]]] = {}
     singles = {
@@ -106,8 +106,8 @@ def in_process(repeat: int) -> dict[str, dict[str, tuple[float, float]]]:
 
 def cold_languages() -> dict[str, tuple[float, float, float]]:
     """Per language, LanguageTool alone: (first check with the load, a warm check in ms, resident MB of its worker)."""
-    from deployments.engines.grammar.lingotweaker_engine import LingoTweakerEngine
-    from deployments.engines.grammar.types import CheckOptions
+    from engines.grammar.lingotweaker_engine import LingoTweakerEngine
+    from engines.grammar.types import CheckOptions
 
     engine = LingoTweakerEngine(preload=[], memory_budget_mb=100_000)
     engine.start()

@@ -27,7 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.llm.service_key import bearer_header, configured_key  # noqa: E402
+from engines.llm.service_key import bearer_header, configured_key  # noqa: E402
 from loadtests.bench_api import make_token  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
 from loadtests.local_profile import mediatrans_args, run_llm_app, start_ray  # noqa: E402

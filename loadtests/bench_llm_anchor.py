@@ -32,7 +32,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.llm.service_key import bearer_header, configured_key  # noqa: E402
+from engines.llm.service_key import bearer_header, configured_key  # noqa: E402
 from loadtests.llama_direct import DirectLlama  # noqa: E402
 from loadtests.llm_process import MODEL, local_llm_server  # noqa: E402
 

@@ -26,8 +26,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.voice.encoder_factory import load_encoder  # noqa: E402
-from deployments.engines.voice.encoders import cosine  # noqa: E402
+from engines.speaker.encoder_factory import load_encoder  # noqa: E402
+from engines.speaker.encoders import cosine  # noqa: E402
 from loadtests.bench_video import service_job  # noqa: E402
 from tests.support import speech  # noqa: E402
 

@@ -34,7 +34,7 @@ from typing import TypeVar
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.media.scenes import detect_shot_changes  # noqa: E402
+from engines.media.scenes import detect_shot_changes  # noqa: E402
 from loadtests.bench_video import build_video  # noqa: E402
 
 FPS = 25

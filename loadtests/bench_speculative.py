@@ -32,8 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.translation.base import TranslationHints  # noqa: E402
-from deployments.engines.translation.llm_prompts import plain_messages  # noqa: E402
+from engines.translation.base import TranslationHints  # noqa: E402
+from engines.translation.llm.prompts import plain_messages  # noqa: E402
 from loadtests.llama_direct import DirectLlama  # noqa: E402
 from loadtests.llm_process import MODEL  # noqa: E402
 

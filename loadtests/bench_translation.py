@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.translation.apertium import ApertiumEngine  # noqa: E402
-from deployments.engines.translation.base import TranslationRequest  # noqa: E402
-from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
+from engines.translation.apertium.engine import ApertiumEngine  # noqa: E402
+from engines.translation.base import TranslationRequest  # noqa: E402
+from engines.translation.safe import SafeTranslator  # noqa: E402
 from loadtests.bench_api import load, running_service  # noqa: E402
 
 UI_STRING = (

@@ -30,14 +30,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.errors import BadVoiceSample  # noqa: E402
-from deployments.engines.registry import create_engine  # noqa: E402
-from deployments.engines.tts.base import VoiceStyle  # noqa: E402
-from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
-from deployments.engines.voice.cloner import PREPARED_RATE  # noqa: E402
-from deployments.engines.voice.encoders import cosine  # noqa: E402
-from deployments.engines.voice.kokoro_cloner import KokoroCloner  # noqa: E402
-from deployments.engines.voice.stock import load_cached  # noqa: E402
+from engines.errors import BadVoiceSample  # noqa: E402
+from engines.registry import create_engine  # noqa: E402
+from engines.speaker.encoders import cosine  # noqa: E402
+from engines.tts.base import VoiceStyle  # noqa: E402
+from engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
+from engines.voice.cloner import PREPARED_RATE  # noqa: E402
+from engines.voice.kokoro_cloner import KokoroCloner  # noqa: E402
+from engines.voice.stock import load_cached  # noqa: E402
 from tests.support import speech  # noqa: E402
 
 TWO_SENTENCES = {

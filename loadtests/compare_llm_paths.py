@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.registry import start_engine  # noqa: E402
-from deployments.engines.translation.base import TranslatorEngine  # noqa: E402
+from engines.registry import start_engine  # noqa: E402
+from engines.translation.base import TranslatorEngine  # noqa: E402
 from loadtests.bare_llm import BareLLM  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
 from loadtests.score_engines import engine_specs, load_devset, score_engine  # noqa: E402

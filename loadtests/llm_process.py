@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from deployments.engines.llm.service_key import ENV_VAR, bearer_header, configured_key
+from engines.llm.service_key import ENV_VAR, bearer_header, configured_key
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"

@@ -41,11 +41,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.registry import start_engine  # noqa: E402
-from deployments.engines.translation.base import TranslationRequest, TranslatorEngine  # noqa: E402
-from deployments.engines.translation.pivot import PivotTranslator  # noqa: E402
-from deployments.engines.translation.routing import DEFAULT_FLOOR  # noqa: E402
-from deployments.engines.translation.safe import SafeTranslator  # noqa: E402
+from engines.registry import start_engine  # noqa: E402
+from engines.translation.base import TranslationRequest, TranslatorEngine  # noqa: E402
+from engines.translation.pivot import PivotTranslator  # noqa: E402
+from engines.translation.routing import DEFAULT_FLOOR  # noqa: E402
+from engines.translation.safe import SafeTranslator  # noqa: E402
 from loadtests.bare_llm import NAME as BARE  # noqa: E402
 from loadtests.bare_llm import BareLLM  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402

@@ -11,7 +11,7 @@
 correct text, ``corpus.yaml``) and writes
 ``configs/grammar/precision.yaml``: the rules that flagged a correct sentence there, per language,
 are demoted to ``info``, and so is the spelling of a speller that flagged more than one sentence in
-five of a language (deployments/engines/grammar/precision.py).
+five of a language (engines/grammar/precision.py).
 
     .venv/bin/python loadtests/score_grammar.py            # tables (markdown) on stdout
     .venv/bin/python loadtests/score_grammar.py --calibrate
@@ -30,10 +30,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.grammar import precision  # noqa: E402
-from deployments.engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarRequest  # noqa: E402
-from deployments.engines.grammar.types import CheckOptions, Issue  # noqa: E402
-from deployments.engines.registry import create_engine  # noqa: E402
+from engines.grammar import precision  # noqa: E402
+from engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarRequest  # noqa: E402
+from engines.grammar.types import CheckOptions, Issue  # noqa: E402
+from engines.registry import create_engine  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "grammar"
 
@@ -97,7 +97,7 @@ def calibrate(started: list[Any]) -> None:
             noisy[lang].append(name)
     head = (
         "# Written by `loadtests/score_grammar.py --calibrate` from the correct sentences of\n"
-        "# tests/data/grammar/clean_calibration.yaml and corpus.yaml (deployments/engines/grammar/precision.py).\n"
+        "# tests/data/grammar/clean_calibration.yaml and corpus.yaml (engines/grammar/precision.py).\n"
         "# demote: rules (other than spelling) that flagged one of them, per language: reported as `info`.\n"
         f"# spelling_info: spellers that flagged more than {precision.NOISY_SPELLER_SHARE:.0%} of a language's sentences:\n"
         "# their spelling issues are `info` there (names and one-speller words are handled in precision.py).\n"

@@ -59,12 +59,12 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from deployments.engines.asr.whisper import WhisperEngine  # noqa: E402
-from deployments.engines.registry import create_engine  # noqa: E402
-from deployments.engines.tts.espeak import ESPEAK_VOICES  # noqa: E402
-from deployments.engines.tts.kokoro_voices import PLANS, gender_of  # noqa: E402
-from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
-from deployments.engines.tts.text import normalise  # noqa: E402
+from engines.asr.whisper import WhisperEngine  # noqa: E402
+from engines.registry import create_engine  # noqa: E402
+from engines.tts.espeak import ESPEAK_VOICES  # noqa: E402
+from engines.tts.kokoro_voices import PLANS, gender_of  # noqa: E402
+from engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
+from engines.tts.text import normalise  # noqa: E402
 from loadtests.voice_table_doc import (  # noqa: E402
     BASE_WPM,
     PROFESSIONAL_MARGIN,

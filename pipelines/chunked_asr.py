@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from deployments.engines.asr.audio import SAMPLE_RATE, ChunkingOptions, merge_transcripts, split_at_silences
-from deployments.engines.asr.types import Transcript
+from engines.asr.audio import SAMPLE_RATE, ChunkingOptions, merge_transcripts, split_at_silences
+from engines.asr.types import Transcript
 
 
 @dataclasses.dataclass(frozen=True)

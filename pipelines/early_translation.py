@@ -18,8 +18,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from deployments.engines.asr.types import Transcript
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from engines.asr.types import Transcript
+from engines.translation.base import TranslationRequest, TranslationResult
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from core.errors import ErrorGroup, task_error
 from core.redis import until_redis_answers
 from core.tasks import InvalidTransition, Job, Task, TaskState
 from core.tasks.store import TRANSIENT
-from deployments.engines.errors import EngineUnavailable
+from engines.errors import EngineUnavailable
 from pipelines.outcome import Done, Failed, Outcome, RetryLater, Skip
 from pipelines.services import WorkerServices
 

@@ -17,7 +17,7 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from pipelines.subtitles.condense import char_budget, reasons
 from pipelines.subtitles.options import SegmentationOptions
 from pipelines.subtitles.qc import CPS_TOLERANCE, reading_speed

@@ -16,7 +16,7 @@ from core.redis import connect
 from core.settings import AppArgs
 from core.tasks import JobQueue, SpeedStats, TaskStore
 from core.webhooks import WebhookSender
-from deployments.engines.net.urls import UrlPolicy
+from engines.net.urls import UrlPolicy
 
 
 @dataclasses.dataclass

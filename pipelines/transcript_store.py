@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.specs.transcript import CueRecord, SegmentRecord, StoredTranscript, WordRecord
-from deployments.engines.asr.types import Transcript
+from engines.asr.types import Transcript
 from pipelines.dubbing.voices import Speaker
 from pipelines.subtitles import Cue, SegmentationOptions, renumber
 from pipelines.subtitles.layout import speaker_label

@@ -16,10 +16,10 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from core.specs.video import VideoJobSpec
-from deployments.engines.asr.types import Transcript
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
-from deployments.engines.translation.glossary import Glossary
-from deployments.engines.translation.languages import primary
+from engines.asr.types import Transcript
+from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from engines.translation.glossary import Glossary
+from engines.translation.languages import primary
 from pipelines.dubbing.lines import DubLine, dub_lines
 from pipelines.early_translation import EarlyTranslation
 from pipelines.reading_speed import condense_fast

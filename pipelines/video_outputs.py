@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from core.specs.video import VideoJobSpec
-from deployments.engines.media.ffmpeg import burn_subtitles, resolve_font
+from engines.media.ffmpeg import burn_subtitles, resolve_font
 from pipelines.subtitles import Cue, SubtitleStyle, render
 
 SUBTITLE_TYPES = {

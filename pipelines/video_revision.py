@@ -17,9 +17,9 @@ from core.files.base import FileStoreError
 from core.specs.revision import RevisionOf
 from core.specs.transcript import InvalidEdit, StoredTranscript, apply_edits
 from core.specs.video import UploadSource, VideoJobSpec
-from deployments.engines.errors import EngineUnavailable, InvalidInput
-from deployments.engines.media.probe import probe
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from engines.errors import EngineUnavailable, InvalidInput
+from engines.media.probe import probe
+from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from pipelines.dubbing.dubber import DubRequest, dub
 from pipelines.progress import Progress
 from pipelines.subtitle_layout import layout_of

@@ -20,17 +20,17 @@ import numpy as np
 
 from core.specs.transcript import TRANSCRIPT_NAME, StoredTranscript
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
-from deployments.capabilities import translates
-from deployments.engines.asr.audio import SAMPLE_RATE, load_audio
-from deployments.engines.asr.types import Transcript
-from deployments.engines.diarization.assign import assign_speakers
-from deployments.engines.diarization.base import Diarization
-from deployments.engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
-from deployments.engines.media.ffmpeg import extract_audio
-from deployments.engines.media.probe import MediaInfo, probe, validate
-from deployments.engines.media.scenes import detect_shot_changes
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
-from deployments.engines.translation.glossary import Glossary
+from engines.asr.audio import SAMPLE_RATE, load_audio
+from engines.asr.types import Transcript
+from engines.capabilities import translates
+from engines.diarization.assign import assign_speakers
+from engines.diarization.base import Diarization
+from engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
+from engines.media.ffmpeg import extract_audio
+from engines.media.probe import MediaInfo, probe, validate
+from engines.media.scenes import detect_shot_changes
+from engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.glossary import Glossary
 from pipelines.dubbing.dubber import DubbingDeps, DubRequest, dub
 from pipelines.dubbing.lines import display_names
 from pipelines.dubbing.voices import Speaker

@@ -33,9 +33,9 @@ from core.errors import ErrorGroup, ErrorKind, resolve
 from core.specs.voice import VoiceJobSpec
 from core.tasks import Task
 from core.voices import PROCESSING, READY, Voice, VoiceStore
-from deployments.engines.errors import EngineError, EngineUnavailable, InvalidInput
-from deployments.engines.voice.audio import MAX_DECODE_S
-from deployments.engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
+from engines.audio.decode import MAX_DECODE_S
+from engines.errors import EngineError, EngineUnavailable, InvalidInput
+from engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
 from pipelines.job_runner import JobContext
 from pipelines.outcome import Done, Failed, Outcome
 from pipelines.voice_lifecycle import CLONE_FAILED_CODE, fail_voice

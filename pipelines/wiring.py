@@ -14,14 +14,14 @@ from core.errors import ApiError, ErrorKind
 from core.specs.transcript import read_transcript
 from core.specs.video import MAX_VIDEO_BYTES, UploadSource, UrlSource, VideoJobSpec, billable_minutes, feature_charges
 from core.tasks import Task
-from deployments.engines.asr.audio import SAMPLE_RATE
-from deployments.engines.asr.types import Transcript
-from deployments.engines.diarization.base import Diarization
-from deployments.engines.errors import EngineUnavailable
-from deployments.engines.media.probe import MediaInfo
-from deployments.engines.net.fetch import download
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
-from deployments.engines.translation.glossary import Glossary
+from engines.asr.audio import SAMPLE_RATE
+from engines.asr.types import Transcript
+from engines.diarization.base import Diarization
+from engines.errors import EngineUnavailable
+from engines.media.probe import MediaInfo
+from engines.net.fetch import download
+from engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.glossary import Glossary
 from pipelines.chunked_asr import ChunkedAsrOptions, transcribe_long
 from pipelines.dubbing.dubber import DubbingDeps
 from pipelines.dubbing.line_audio import LineAudio

@@ -1,7 +1,7 @@
 """The language catalogue behind ``GET /v1/languages`` (contract 2.3 and 4.8).
 
 Names come from ``configs/languages.yaml``; every flag comes from the merged
-engine :class:`~deployments.capabilities.Capabilities`:
+engine :class:`~engines.capabilities.Capabilities`:
 
 * ``supports_glossary``: the language is on either side of a translation pair.
 * ``supports_formality``: a translation engine honours formality into it.
@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from deployments.capabilities import Capabilities
-from deployments.engines.translation.languages import primary
+from engines.capabilities import Capabilities
+from engines.translation.languages import primary
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "configs" / "languages.yaml"
 

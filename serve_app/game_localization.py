@@ -18,9 +18,9 @@ from typing import Any
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.glossaries import to_engine_glossary
-from deployments.engines.translation.glossary import Glossary
-from deployments.engines.translation.languages import primary
-from deployments.localization import LocalizationJob, LocalizationOutcome
+from engines.localization import LocalizationJob, LocalizationOutcome
+from engines.translation.glossary import Glossary
+from engines.translation.languages import primary
 from serve_app.auth import require_owner
 from serve_app.bodies import parse_model
 from serve_app.catalog import UnknownLanguage

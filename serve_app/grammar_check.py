@@ -15,9 +15,9 @@ from typing import Any
 
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
-from deployments.engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
-from deployments.engines.grammar.text import has_text
-from deployments.engines.grammar.types import ISSUE_TYPES
+from engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
+from engines.grammar.text import has_text
+from engines.grammar.types import ISSUE_TYPES
 from serve_app.bodies import parse_model
 from serve_app.catalog import UnknownLanguage
 from serve_app.schemas.grammar import MAX_TEXT_CHARS, GrammarCheckRequest, GrammarCheckResponse, RulesQuery, RulesResponse

@@ -11,7 +11,7 @@ from starlette.applications import Starlette
 
 from core.files.local import purge_folders
 from core.settings import AppArgs
-from deployments.capabilities import Capabilities
+from engines.capabilities import Capabilities
 from serve_app.asgi import create_app
 from serve_app.services import CapabilityProbe, Services
 

@@ -14,7 +14,7 @@ from core.boundary import REPLICA_GONE, log_remote, public_message, unwrap
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind, client_message, error_body, group_for_path, kind_of, resolve
 from core.redis import UNREACHABLE
-from deployments.engines import errors as engine_errors
+from engines import errors as engine_errors
 
 log = logging.getLogger("mediatrans.errors")
 

@@ -20,8 +20,8 @@ from core.redis import connect
 from core.settings import AppArgs
 from core.tasks import SpeedStats, TaskStore
 from core.voices import VoiceStore
-from deployments.capabilities import Capabilities
-from deployments.engines.net.urls import UrlPolicy
+from engines.capabilities import Capabilities
+from engines.net.urls import UrlPolicy
 from serve_app.catalog import Catalog
 from serve_app.idempotency import IdempotencyStore
 from serve_app.limits import AnonymousLimiter, RateLimiter

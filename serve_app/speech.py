@@ -21,8 +21,8 @@ from starlette.types import Receive, Scope, Send
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.voices import FAILED, READY
-from deployments.engines.tts.synthesizer import SpeechRequest
-from deployments.engines.tts.text import MAX_TEXT_CHARS
+from engines.tts.synthesizer import SpeechRequest
+from engines.tts.text import MAX_TEXT_CHARS
 from serve_app.bodies import parse_model
 from serve_app.catalog import UnknownLanguage
 from serve_app.owned_voices import VOICE_ID, owned_voice

@@ -22,10 +22,10 @@ from core import caps
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
-from deployments.engines.errors import InvalidInput, InvalidUrl
-from deployments.engines.media.probe import MediaInfo, probe, validate
-from deployments.engines.net.urls import check_url
-from deployments.engines.translation.languages import primary
+from engines.errors import InvalidInput, InvalidUrl
+from engines.media.probe import MediaInfo, probe, validate
+from engines.net.urls import check_url
+from engines.translation.languages import primary
 from serve_app.catalog import UnknownLanguage
 from serve_app.responses import to_api_error, validation_error
 from serve_app.schemas.video import VideoTranslateParams

@@ -35,10 +35,10 @@ from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.voice import SampleFacts, VoiceJobSpec
 from core.voices import PROCESSING, READY, Voice, VoiceNameTaken, VoiceSlotsFull
-from deployments.engines.errors import InvalidUrl, MediaTooLarge
-from deployments.engines.net.fetch import download
-from deployments.engines.net.urls import check_url
-from deployments.engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
+from engines.errors import InvalidUrl, MediaTooLarge
+from engines.net.fetch import download
+from engines.net.urls import check_url
+from engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
 from serve_app.bodies import read_json
 from serve_app.catalog import UnknownLanguage
 from serve_app.idempotency import fingerprint

@@ -89,4 +89,4 @@ COPY --chown=ray:users . .
 RUN pip install --no-deps -e . \
  && ln -sfn /models /app/models \
  && mkdir -p /app/var \
- && python -m deployments.engines.voice.stock --model-dir /models/kokoro
+ && python -m engines.voice.stock --model-dir /models/kokoro

@@ -185,7 +185,7 @@ assemble_models() {
   "$VENV/bin/python" cluster/local/assemble_models.py --dest models
   # Kokoro's 54 stock voices come from npm (kokoro-js), then the speaker embeddings of each (about a minute once).
   "$VENV/bin/python" cluster/local/kokoro_voices.py --dest models/kokoro
-  PYTHONPATH=. "$VENV/bin/python" -m deployments.engines.voice.stock --model-dir models/kokoro
+  PYTHONPATH=. "$VENV/bin/python" -m engines.voice.stock --model-dir models/kokoro
 }
 
 LLAMA_BUILD_PID=""

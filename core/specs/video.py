@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE, LanguageCode
-from deployments.engines.media.probe import MAX_BYTES, MAX_DURATION_S
-from deployments.engines.translation.glossary import Glossary
+from engines.media.probe import MAX_BYTES, MAX_DURATION_S
+from engines.translation.glossary import Glossary
 
 #: Contract limits of a source video.
 MAX_VIDEO_BYTES = MAX_BYTES

@@ -15,7 +15,7 @@ from typing import Any, Self
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from deployments.engines.voice.cloner import PreparedSample
+from engines.voice.cloner import PreparedSample
 
 
 class SampleFacts(BaseModel):

@@ -39,9 +39,9 @@ from core import keys, metrics
 from core.accounts import Account
 from core.tasks import Task
 from core.webhooks.payloads import backoff_delay, payload_for, sign
-from deployments.engines.errors import InvalidUrl
-from deployments.engines.net.fetch import pinned_client, send_pinned
-from deployments.engines.net.urls import UrlPolicy, check_url
+from engines.errors import InvalidUrl
+from engines.net.fetch import pinned_client, send_pinned
+from engines.net.urls import UrlPolicy, check_url
 
 log = logging.getLogger("mediatrans.webhooks")
 

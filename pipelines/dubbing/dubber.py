@@ -30,11 +30,11 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from deployments.engines.dubbing import fitting, loudness, mixdown, mux
-from deployments.engines.dubbing.tempo import change_tempo
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
-from deployments.engines.tts.synthesizer import SpeechRequest
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.dubbing import fitting, loudness, mixdown, mux
+from engines.dubbing.tempo import change_tempo
+from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
+from engines.tts.synthesizer import SpeechRequest
+from engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.line_audio import LineAudio, line_key
 from pipelines.dubbing.lines import DubLine
 from pipelines.dubbing.own_voices import FitVoice, OwnVoice, fit_own_voices

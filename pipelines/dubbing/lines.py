@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from deployments.engines.asr.types import Transcript
+from engines.asr.types import Transcript
 from pipelines.subtitles import Cue
 from pipelines.subtitles.profanity import MASK
 

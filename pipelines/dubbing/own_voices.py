@@ -21,9 +21,9 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from deployments.engines.errors import EngineError
-from deployments.engines.voice.cloner import PREPARED_RATE
-from deployments.engines.voice.sample import SampleLimits
+from engines.errors import EngineError
+from engines.voice.cloner import PREPARED_RATE
+from engines.voice.sample import SampleLimits
 from pipelines.dubbing.lines import DubLine
 from pipelines.dubbing.voices import Speaker, VoiceChoice
 

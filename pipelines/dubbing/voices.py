@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.tts.voice_table import VoiceTable
 
 GENDERS = ("female", "male")
 #: Below this gender confidence a speaker is voiced with the requested gender.

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from deployments.engines.dubbing.separation import separate
-from deployments.engines.tts.synthesizer import SpeechRequest
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.dubbing.separation import separate
+from engines.tts.synthesizer import SpeechRequest
+from engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.dubber import DubbingDeps
 from pipelines.services import WorkerServices
 
@@ -19,7 +19,7 @@ from pipelines.services import WorkerServices
 @functools.lru_cache(maxsize=1)
 def _denoiser(pool_size: int) -> Any:
     """One DeepFilterNet per worker process, loaded on the first dubbing job that keeps background."""
-    from deployments.engines.voice.denoise import DeepFilterDenoiser
+    from engines.audio.denoise import DeepFilterDenoiser
 
     return DeepFilterDenoiser(pool_size=pool_size)
 

@@ -37,7 +37,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import cache
 
-from deployments.engines.text.sentences import ABBREVIATIONS, split
+from engines.text.sentences import ABBREVIATIONS, split
 from pipelines.subtitles.profanity import primary_language
 from pipelines.subtitles.text import display_length
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-from deployments.engines.text.sentences import CLOSERS, ends_with_stop
+from engines.text.sentences import CLOSERS, ends_with_stop
 
 _NO_SPACE_RANGES: tuple[tuple[int, int], ...] = (
     (0x0E00, 0x0EFF),  # Thai, Lao

@@ -1,6 +1,6 @@
 """Values passed between speech recognition, segmentation and the writers.
 
-``Word`` and ``Segment`` mirror ``deployments.engines.asr.types`` field for
+``Word`` and ``Segment`` mirror ``engines.asr.types`` field for
 field, so the segmenter accepts either: it only reads ``start``, ``end``,
 ``text``, ``speaker`` (and ``words`` on segments). Times are seconds on the
 timeline of the whole media file.

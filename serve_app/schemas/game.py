@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
-from deployments.engines.translation.glossary import Glossary
-from deployments.localization import LocalizationJob, LocalizationOutcome
+from engines.localization import LocalizationJob, LocalizationOutcome
+from engines.translation.glossary import Glossary
 
 MAX_TEXT_CHARS = 50_000
 MAX_TARGETS = 20

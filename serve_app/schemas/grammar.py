@@ -7,8 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
-from deployments.engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
-from deployments.engines.grammar.types import ISSUE_TYPES
+from engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
+from engines.grammar.types import ISSUE_TYPES
 
 MAX_TEXT_CHARS = 50_000
 IssueTypeName = Literal["spelling", "grammar", "punctuation", "style", "wordiness"]

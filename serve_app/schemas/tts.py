@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
-from deployments.engines.tts.synthesizer import SpeechRequest
+from engines.tts.synthesizer import SpeechRequest
 
 Emotion = Literal["neutral", "happy", "excited", "sad", "angry", "calm", "fearful", "surprised"]
 

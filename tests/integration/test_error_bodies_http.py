@@ -28,9 +28,9 @@ import pytest
 import soundfile
 
 from core.errors import ErrorKind
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.tts.synthesizer import SpeechRequest
-from deployments.localization import LocalizationJob
+from engines.localization import LocalizationJob
+from engines.translation.base import TranslationRequest
+from engines.tts.synthesizer import SpeechRequest
 from serve_app.responses import render, to_api_error
 from tests.integration.test_platform_http import assert_error
 from tests.support.leaks import leaked

@@ -17,10 +17,10 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from core.metrics import FAMILIES, LLM_FAMILIES, EngineObserver, exported_names
-from deployments.engines.errors import EngineFailure
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
-from deployments.engines.translation.safe import SafeTranslator
+from engines.errors import EngineFailure
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest, TranslationResult, TranslatorEngine
+from engines.translation.safe import SafeTranslator
 from tests.integration.conftest import Accounts
 from tests.support import dashboard, speech
 from tests.support.http_server import loopback_server

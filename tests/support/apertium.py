@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from deployments.engines.translation.apertium import ApertiumEngine
+from engines.translation.apertium.engine import ApertiumEngine
 
 
 def started_apertium(needs: Iterable[tuple[str, str]] = ()) -> ApertiumEngine:

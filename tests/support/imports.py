@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("core", "serve_app", "pipelines", "deployments")
+PACKAGES = ("engines", "core", "serve_app", "pipelines", "deployments")
 
 
 def module_files(root: Path = ROOT, packages: Iterable[str] = PACKAGES) -> dict[str, Path]:

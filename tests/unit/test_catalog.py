@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.capabilities import Capabilities
+from engines.capabilities import Capabilities
 from serve_app.catalog import Catalog, UnknownLanguage
 
 CAPS = Capabilities(

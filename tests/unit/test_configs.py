@@ -9,7 +9,7 @@ import yaml
 from ray.serve.schema import ServeDeploySchema
 
 from core.settings import AppArgs
-from deployments.engines.registry import ENGINES
+from engines.registry import ENGINES
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 OUR_DEPLOYMENTS = {"Ingress", "Translator", "Localizer", "ASR", "JobWorker", "Grammar", "TTS", "VoiceCloner", "Diarizer"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.base import TranslationRequest, TranslationResult
 from pipelines.early_translation import SEAM_MARGIN_S, EarlyTranslation, settled_requests
 
 

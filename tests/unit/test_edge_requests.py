@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from deployments.engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult, LanguageSupport
-from deployments.engines.grammar.types import ISSUE_TYPES, Issue, Rule
-from deployments.engines.translation.glossary import Glossary
-from deployments.engines.tts.synthesizer import SpeechRequest
-from deployments.localization import LocalizationJob, LocalizationOutcome
+from engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult, LanguageSupport
+from engines.grammar.types import ISSUE_TYPES, Issue, Rule
+from engines.localization import LocalizationJob, LocalizationOutcome
+from engines.translation.glossary import Glossary
+from engines.tts.synthesizer import SpeechRequest
 from serve_app.schemas.game import LocalizationRequest, LocalizationResponse
 from serve_app.schemas.grammar import GrammarCheckRequest, GrammarCheckResponse, RulesResponse
 from serve_app.schemas.tts import TtsRequest

@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from core.capability_args import EngineSpec
 from core.paths import PROJECT_ROOT
 from core.settings import AppArgs
-from deployments.engines.options import EngineOptions, OptionsError, validate_options
-from deployments.engines.registry import ENGINES, create_engine, engine_class
+from engines.options import EngineOptions, OptionsError, validate_options
+from engines.registry import ENGINES, create_engine, engine_class
 
 #: The CPU profile, the GPU profile, and the GPU profile as the KubeRay RayService embeds it.
 PROFILES = ("configs/local.yaml", "configs/gpu-cluster.yaml", "cluster/kuberay/rayservice.yaml")
@@ -130,7 +130,7 @@ def test_keyword_overrides_are_validated_too() -> None:
 
 
 def test_the_options_reference_is_current() -> None:
-    """docs/engine-options.md is generated from the models: ``python -m deployments.engines.reference``."""
-    from deployments.engines.reference import render
+    """docs/engine-options.md is generated from the models: ``python -m engines.reference``."""
+    from engines.reference import render
 
     assert (PROJECT_ROOT / "docs" / "engine-options.md").read_text(encoding="utf-8") == render()

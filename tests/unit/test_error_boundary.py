@@ -20,7 +20,7 @@ from starlette.routing import Route
 
 from core.boundary import public_message, unwrap
 from core.errors import ApiError, ErrorGroup, ErrorKind, task_error
-from deployments.engines.errors import InvalidInput, NoSpeechFound, SampleDuration, UnsupportedLanguage
+from engines.errors import InvalidInput, NoSpeechFound, SampleDuration, UnsupportedLanguage
 from serve_app.middleware import RequestContextMiddleware
 from serve_app.responses import HANDLED, handle_exception, to_api_error
 

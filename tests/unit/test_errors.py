@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import ERROR_TABLE, ApiError, ErrorGroup, ErrorKind, group_for_path, kind_of, resolve, task_error
-from deployments.engines.errors import (
+from engines.errors import (
     EngineError,
     EngineUnavailable,
     InvalidInput,

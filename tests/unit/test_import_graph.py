@@ -4,7 +4,7 @@ serve_app/    the HTTP edge             may import everything below (pipelines o
 pipelines/    job runner, video/voice   may import deployments, core, engines
 deployments/  Serve deployments         may import core, engines
 core/         shared stores and specs   may import engines
-deployments/engines/  plain Python      imports nothing of the project above it
+engines/      plain Python engines      imports nothing of the project above it
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ COMPOSITION_ROOT = "serve_app.app"
 
 
 def layer(module: str) -> str:
-    if module == "deployments.engines" or module.startswith("deployments.engines."):
-        return "engines"
     return module.split(".")[0]
 
 
@@ -67,12 +65,12 @@ def test_only_the_asgi_app_mounts_routes(graph: dict[str, set[str]]) -> None:
 def test_the_checks_catch_what_they_forbid() -> None:
     """The rules themselves: an engine reaching up, a deployment reaching the edge, a circle."""
     forbidden = {
-        "deployments.engines.tts.kokoro": {"core.settings"},
+        "engines.tts.kokoro": {"core.settings"},
         "deployments.grammar": {"serve_app.responses"},
         "core.tasks.store": {"pipelines.job_runner"},
         "pipelines.worker": {"serve_app.auth"},
         "serve_app.routes.video": {"pipelines.worker"},
     }
     assert len(upward_imports(forbidden)) == 5
-    assert upward_imports({COMPOSITION_ROOT: {"pipelines.worker"}, "core.errors": {"deployments.engines.errors"}}) == []
+    assert upward_imports({COMPOSITION_ROOT: {"pipelines.worker"}, "core.errors": {"engines.errors"}}) == []
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
-from deployments.engines.translation.glossary import Glossary
-from deployments.localization import LocalizationJob, localize
+from engines.localization import LocalizationJob, localize
+from engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.glossary import Glossary
 
 
 class Recorder:

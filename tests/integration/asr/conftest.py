@@ -54,7 +54,7 @@ def model_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _engine(model_dir: Path):
     pytest.importorskip("faster_whisper")
-    from deployments.engines.asr.whisper import WhisperEngine
+    from engines.asr.whisper import WhisperEngine
 
     engine = WhisperEngine(model_dir=str(model_dir), cpu_threads=2)
     engine.start()

@@ -6,14 +6,14 @@ import difflib
 
 import pytest
 
-from deployments.engines.asr.audio import (
+from engines.asr.audio import (
     frame_energy_db,
     load_audio,
     merge_transcripts,
     normalize_word,
     split_at_silences,
 )
-from deployments.engines.asr.whisper import API_LANGUAGES
+from engines.asr.whisper import API_LANGUAGES
 from tests.support.text import recall
 
 pytestmark = pytest.mark.models

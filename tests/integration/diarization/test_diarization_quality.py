@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from deployments.engines.diarization.base import Diarization
-from deployments.engines.diarization.embedded import EmbeddedDiarizer
-from deployments.engines.diarization.scoring import score
-from deployments.engines.errors import InvalidInput
+from engines.diarization.base import Diarization
+from engines.diarization.embedded import EmbeddedDiarizer
+from engines.diarization.scoring import score
+from engines.errors import InvalidInput
 from tests.support import speech
 from tests.support.dialogue import SPEAKERS, build_dialogue
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from deployments.engines.dubbing.loudness import measure, normalise
-from deployments.engines.dubbing.mixdown import CEILING_DB, SPLICE_FADE_S, PlacedLine, assemble, mix, splice, write_wav
-from deployments.engines.dubbing.mux import extract_full_audio, replace_audio
-from deployments.engines.dubbing.separation import separate
-from deployments.engines.dubbing.tempo import change_tempo
+from engines.dubbing.loudness import measure, normalise
+from engines.dubbing.mixdown import CEILING_DB, SPLICE_FADE_S, PlacedLine, assemble, mix, splice, write_wav
+from engines.dubbing.mux import extract_full_audio, replace_audio
+from engines.dubbing.separation import separate
+from engines.dubbing.tempo import change_tempo
 from tests.support.media import make_video
 from tests.support.speech import espeak
 
@@ -89,7 +89,7 @@ def test_tempo_on_speech_and_identity(speech: np.ndarray) -> None:
 
 @pytest.fixture(scope="module")
 def denoiser():  # type: ignore[no-untyped-def]
-    from deployments.engines.voice.denoise import DeepFilterDenoiser
+    from engines.audio.denoise import DeepFilterDenoiser
 
     d = DeepFilterDenoiser(pool_size=1)
     yield d

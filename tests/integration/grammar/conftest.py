@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deployments.engines.grammar.base import GrammarEngine
-from deployments.engines.grammar.checker import (
+from engines.grammar.base import GrammarEngine
+from engines.grammar.checker import (
     DEFAULT_CHUNK_CHARS,
     DEFAULT_WORKERS,
     GrammarChecker,
     GrammarRequest,
     GrammarResult,
 )
-from deployments.engines.registry import create_engine
+from engines.registry import create_engine
 
 ROOT = Path(__file__).resolve().parents[3]
 CORPUS = ROOT / "tests" / "data" / "grammar" / "corpus.yaml"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from deployments.engines.grammar import precision
-from deployments.engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarResult
+from engines.grammar import precision
+from engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarResult
 from tests.integration.grammar.conftest import CORPUS, check
 from tests.support.tiers import sweep
 

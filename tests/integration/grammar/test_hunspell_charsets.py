@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.grammar.hunspell_engine import HunspellEngine
-from deployments.engines.grammar.types import CheckOptions
+from engines.grammar.hunspell_engine import HunspellEngine
+from engines.grammar.types import CheckOptions
 
 
 @pytest.fixture(scope="module")

@@ -18,10 +18,10 @@ from urllib.parse import parse_qs
 import pytest
 import regex
 
-from deployments.engines.errors import EngineUnavailable
-from deployments.engines.grammar.languagetool_engine import LanguageToolEngine
-from deployments.engines.grammar.types import CheckOptions
-from deployments.engines.options import OptionsError
+from engines.errors import EngineUnavailable
+from engines.grammar.languagetool_engine import LanguageToolEngine
+from engines.grammar.types import CheckOptions
+from engines.options import OptionsError
 from tests.support.services import free_port
 
 RULES = [  # (pattern, rule id, issue type, category, message, replacement)

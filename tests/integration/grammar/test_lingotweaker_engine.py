@@ -8,9 +8,9 @@ import threading
 import pytest
 import yaml
 
-from deployments.engines.grammar.checker import GrammarChecker, GrammarRequest
-from deployments.engines.grammar.lingotweaker_engine import LingoTweakerEngine
-from deployments.engines.grammar.types import CheckOptions
+from engines.grammar.checker import GrammarChecker, GrammarRequest
+from engines.grammar.lingotweaker_engine import LingoTweakerEngine
+from engines.grammar.types import CheckOptions
 from tests.integration.grammar.conftest import ROOT
 from tests.support.tiers import sweep
 

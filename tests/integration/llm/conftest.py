@@ -28,9 +28,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from deployments.engines.llm.service_key import ENV_VAR, bearer_header
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.llm import LLMEngine
+from engines.llm.service_key import ENV_VAR, bearer_header
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.llm.engine import LLMEngine
 from loadtests.llm_process import ensure_service_key
 from tests.integration.llm.llm_fakes import Handler, Loopback, free_port
 from tests.support.apertium import started_apertium

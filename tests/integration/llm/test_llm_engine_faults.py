@@ -14,15 +14,15 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from deployments.engines.errors import (
+from engines.errors import (
     EngineFailure,
     EngineTimeout,
     EngineUnavailable,
     UnsupportedLanguage,
 )
-from deployments.engines.translation.base import TranslationHints, TranslationRequest
-from deployments.engines.translation.llm import LLMEngine
-from deployments.engines.translation.llm_answers import OutputMismatch
+from engines.translation.base import TranslationHints, TranslationRequest
+from engines.translation.llm.answers import OutputMismatch
+from engines.translation.llm.engine import LLMEngine
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, free_port, models_body, segments_of
 
 MODEL = "stub-model"

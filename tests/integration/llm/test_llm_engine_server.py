@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from deployments.engines.errors import EngineFailure, EngineTimeout, EngineUnavailable
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.translation.llm import LLMEngine
+from engines.errors import EngineFailure, EngineTimeout, EngineUnavailable
+from engines.translation.base import TranslationRequest
+from engines.translation.llm.engine import LLMEngine
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, forward_to, segments_of
 
 pytestmark = pytest.mark.llm

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from deployments.engines.translation.base import TranslationHints, TranslationRequest
-from deployments.engines.translation.llm import LLMEngine
+from engines.translation.base import TranslationHints, TranslationRequest
+from engines.translation.llm.engine import LLMEngine
 from tests.integration.llm.conftest import STUB_MODEL as MODEL
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, models_body, segments_of
 

@@ -16,13 +16,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest, TranslatorEngine
-from deployments.engines.translation.icu import plan
-from deployments.engines.translation.llm import LLMEngine
-from deployments.engines.translation.markup import find_spans
-from deployments.engines.translation.pivot import PivotTranslator
-from deployments.engines.translation.safe import SafeTranslator
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest, TranslatorEngine
+from engines.translation.icu import plan
+from engines.translation.llm.engine import LLMEngine
+from engines.translation.markup import find_spans
+from engines.translation.pivot import PivotTranslator
+from engines.translation.safe import SafeTranslator
 from tests.support.game_strings import ICU_MESSAGES, SYNTAXES, shape
 
 pytestmark = pytest.mark.llm

@@ -28,10 +28,10 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.translation.llm import LLMEngine
-from deployments.engines.translation.safe import SafeTranslator
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest
+from engines.translation.llm.engine import LLMEngine
+from engines.translation.safe import SafeTranslator
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, models_body, segments_of
 from tests.unit.translation.translation_support import (
     FAST,

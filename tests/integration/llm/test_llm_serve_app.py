@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from core.metrics import LLM_FAMILIES, exported_names
-from deployments.engines.errors import EngineUnavailable
-from deployments.engines.llm.service_key import bearer_header
-from deployments.engines.translation.llm import LLMEngine
+from engines.errors import EngineUnavailable
+from engines.llm.service_key import bearer_header
+from engines.translation.llm.engine import LLMEngine
 from tests.integration.llm.conftest import SERVICE_KEY
 from tests.support import dashboard
 from tests.support.llm_models import smollm2_gguf

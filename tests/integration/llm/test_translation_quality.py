@@ -15,13 +15,13 @@ import pytest
 import sacrebleu
 import yaml
 
-from deployments.engines.errors import EngineFailure
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationHints, TranslationRequest
-from deployments.engines.translation.checks import check_translation
-from deployments.engines.translation.llm import LLMEngine
-from deployments.engines.translation.markup import find_spans
-from deployments.engines.translation.safe import SafeTranslator
+from engines.errors import EngineFailure
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationHints, TranslationRequest
+from engines.translation.checks import check_translation
+from engines.translation.llm.engine import LLMEngine
+from engines.translation.markup import find_spans
+from engines.translation.safe import SafeTranslator
 from loadtests.llm_process import MODEL, local_llm_server
 from loadtests.score_engines import engine_specs, load_devset
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, forward_to

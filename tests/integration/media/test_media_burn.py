@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.engines.errors import EngineFailure
-from deployments.engines.media.ffmpeg import burn_subtitles, resolve_font
-from deployments.engines.media.probe import probe, validate
+from engines.errors import EngineFailure
+from engines.media.ffmpeg import burn_subtitles, resolve_font
+from engines.media.probe import probe, validate
 from tests.support.media import make_video, not_a_video
 
 pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="needs ffmpeg")

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from deployments.engines.errors import EngineFailure, EngineTimeout
-from deployments.engines.media.ffmpeg import extract_audio
-from deployments.engines.media.probe import probe
+from engines.errors import EngineFailure, EngineTimeout
+from engines.media.ffmpeg import extract_audio
+from engines.media.probe import probe
 from tests.support.media import SPEECH_TAIL_S, make_video, not_a_video, speech_wav, wav_duration
 
 pytestmark = pytest.mark.skipif(

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from deployments.engines.errors import EngineFailure, MediaTooLarge, NoAudioTrack, UnsupportedMedia
-from deployments.engines.media.ffmpeg import extract_audio
-from deployments.engines.media.probe import probe, validate
+from engines.errors import EngineFailure, MediaTooLarge, NoAudioTrack, UnsupportedMedia
+from engines.media.ffmpeg import extract_audio
+from engines.media.probe import probe, validate
 from tests.support.media import VARIANTS, Variant, make_video, not_a_video, silent_video
 
 pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None, reason="needs ffmpeg")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from deployments.engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, InvalidInput
-from deployments.engines.media.scenes import cuts, detect_shot_changes
+from engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, InvalidInput
+from engines.media.scenes import cuts, detect_shot_changes
 from tests.support.media import make_video, not_a_video
 
 pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None or shutil.which("ffprobe") is None, reason="needs ffmpeg")

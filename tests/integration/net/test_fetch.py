@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from deployments.engines.errors import InvalidUrl, MediaTooLarge
-from deployments.engines.net import UrlPolicy, check_url, download, send_pinned
-from deployments.engines.net.fetch import pinned_client
+from engines.errors import InvalidUrl, MediaTooLarge
+from engines.net import UrlPolicy, check_url, download, send_pinned
+from engines.net.fetch import pinned_client
 from tests.integration.net.conftest import Resolver
 from tests.integration.net.loopback import LoopbackServer, pattern
 from tests.support.services import free_port

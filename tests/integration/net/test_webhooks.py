@@ -16,7 +16,7 @@ from core import keys
 from core.accounts import Account
 from core.tasks import Task, TaskState
 from core.webhooks import WebhookSender
-from deployments.engines.net import UrlPolicy
+from engines.net import UrlPolicy
 from tests.integration.net.conftest import Resolver
 from tests.integration.net.loopback import Hit, LoopbackServer
 from tests.support.services import free_port

@@ -16,21 +16,21 @@ from core.capability_args import TtsArgs
 from core.files import LocalFileStore
 from core.paths import project_path
 from core.specs.video import UploadSource, UrlSource, VideoJobSpec
-from deployments.engines.asr.audio import merge_transcripts, split_at_silences
-from deployments.engines.asr.types import Transcript
-from deployments.engines.asr.whisper import WhisperEngine
-from deployments.engines.diarization.base import Diarization, DiarizationEngine
-from deployments.engines.dubbing.separation import separate
-from deployments.engines.media.probe import MediaInfo
-from deployments.engines.registry import create_engine, start_engine
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
-from deployments.engines.translation.glossary import Glossary
-from deployments.engines.translation.safe import SafeTranslator
-from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
-from deployments.engines.tts.voice_table import VoiceTable
-from deployments.engines.voice.cloner import VoiceCloneEngine
-from deployments.engines.voice.denoise import DeepFilterDenoiser
+from engines.asr.audio import merge_transcripts, split_at_silences
+from engines.asr.types import Transcript
+from engines.asr.whisper import WhisperEngine
+from engines.audio.denoise import DeepFilterDenoiser
+from engines.diarization.base import Diarization, DiarizationEngine
+from engines.dubbing.separation import separate
+from engines.media.probe import MediaInfo
+from engines.registry import create_engine, start_engine
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.glossary import Glossary
+from engines.translation.safe import SafeTranslator
+from engines.tts.synthesizer import SpeechRequest, Synthesizer
+from engines.tts.voice_table import VoiceTable
+from engines.voice.cloner import VoiceCloneEngine
 from pipelines.dubbing.dubber import DubbingDeps
 from pipelines.video_translation import PipelineDeps
 from tests.integration.conftest import LOCAL_ARGS

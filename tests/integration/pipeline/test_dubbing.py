@@ -18,7 +18,7 @@ import pytest
 
 from core.accounts import AccountStore
 from core.tasks import TaskState
-from deployments.engines.media.probe import probe
+from engines.media.probe import probe
 from pipelines.job_runner import JobRunner
 from pipelines.outcome import Done
 from pipelines.progress import Progress

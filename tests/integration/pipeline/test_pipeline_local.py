@@ -13,7 +13,7 @@ import srt
 import webvtt
 
 from core.files import LocalFileStore
-from deployments.engines.errors import NoAudioTrack, UnsupportedLanguage, UnsupportedMedia
+from engines.errors import NoAudioTrack, UnsupportedLanguage, UnsupportedMedia
 from pipelines.progress import Progress
 from pipelines.video_translation import translate_video
 from tests.integration.pipeline.conftest import Recorder, local_deps, spec_for

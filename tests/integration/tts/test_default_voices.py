@@ -16,11 +16,11 @@ import pytest
 import soxr
 import yaml
 
-from deployments.engines.asr.whisper import WhisperEngine
-from deployments.engines.registry import start_engine
-from deployments.engines.tts.base import TtsEngine
-from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.asr.whisper import WhisperEngine
+from engines.registry import start_engine
+from engines.tts.base import TtsEngine
+from engines.tts.synthesizer import SpeechRequest, Synthesizer
+from engines.tts.voice_table import VoiceTable
 from tests.integration.conftest import LOCAL_ARGS
 from tests.support.text import words
 from tests.support.tiers import sweep

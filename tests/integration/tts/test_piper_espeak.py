@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.engines.errors import EngineFailure, InvalidInput, UnsupportedLanguage
-from deployments.engines.tts.base import VoiceStyle
+from engines.errors import EngineFailure, InvalidInput, UnsupportedLanguage
+from engines.tts.base import VoiceStyle
 from tests.support.text import words
 
 pytestmark = pytest.mark.models
@@ -68,7 +68,7 @@ def assert_plausible(samples: np.ndarray, rate: int, text: str) -> None:
 def piper() -> Iterator:
     if not (PIPER_DIR / "en_US-joe-medium.onnx").is_file():
         pytest.skip("Piper voice not assembled (make setup)")
-    from deployments.engines.tts.piper import PiperEngine
+    from engines.tts.piper import PiperEngine
 
     engine = PiperEngine(model_dir=str(PIPER_DIR), threads=2)
     engine.start()
@@ -78,8 +78,8 @@ def piper() -> Iterator:
 
 @pytest.fixture(scope="module")
 def espeak() -> Iterator:
-    from deployments.engines.errors import EngineUnavailable
-    from deployments.engines.tts.espeak import EspeakEngine
+    from engines.errors import EngineUnavailable
+    from engines.tts.espeak import EspeakEngine
 
     engine = EspeakEngine()
     try:
@@ -124,7 +124,7 @@ def test_piper_offers_its_voice(piper):
 
 
 def test_piper_ids_are_padded_between_bos_and_eos():
-    from deployments.engines.tts.piper import PiperVoiceConfig
+    from engines.tts.piper import PiperVoiceConfig
 
     if not (PIPER_DIR / "en_US-joe-medium.onnx.json").is_file():
         pytest.skip("Piper voice not assembled (make setup)")
@@ -222,7 +222,7 @@ def test_espeak_speed_changes_duration(espeak):
 
 
 def test_a_voice_with_a_measured_rate_reads_slower_and_only_that_voice(espeak):
-    from deployments.engines.tts.espeak import EspeakEngine
+    from engines.tts.espeak import EspeakEngine
 
     slower = EspeakEngine(voice_wpm={"espeak.tr.female": 115})
     slower.start()
@@ -238,8 +238,8 @@ def test_a_voice_with_a_measured_rate_reads_slower_and_only_that_voice(espeak):
 
 
 def test_a_rate_for_something_not_an_espeak_voice_is_refused():
-    from deployments.engines.options import OptionsError
-    from deployments.engines.tts.espeak import EspeakEngine
+    from engines.options import OptionsError
+    from engines.tts.espeak import EspeakEngine
 
     for bad in ({"kokoro.af_heart": 120}, {"espeak.tr": 120}, {"espeak.tr.female": 20}):
         with pytest.raises(OptionsError, match="voice_wpm"):

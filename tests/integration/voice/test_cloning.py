@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from deployments.engines.tts.base import VoiceStyle
-from deployments.engines.voice.cloner import PREPARED_RATE
-from deployments.engines.voice.encoders import cosine
-from deployments.engines.voice.stock import load_cached
+from engines.speaker.encoders import cosine
+from engines.tts.base import VoiceStyle
+from engines.voice.cloner import PREPARED_RATE
+from engines.voice.stock import load_cached
 from tests.support import speech
 
 pytestmark = [pytest.mark.models, pytest.mark.deep]  # the similarity floors: make test-deep
@@ -27,7 +27,7 @@ SPEAKER = "two-cities"
 
 @pytest.fixture(scope="module")
 def cloner() -> Any:
-    from deployments.engines.voice.kokoro_cloner import KokoroCloner
+    from engines.voice.kokoro_cloner import KokoroCloner
 
     engine = KokoroCloner()
     engine.start()

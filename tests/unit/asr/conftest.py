@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from deployments.engines.asr.types import Segment, Transcript, Word
+from engines.asr.types import Segment, Transcript, Word
 
 SR = 16_000
 

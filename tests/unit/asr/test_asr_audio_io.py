@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.engines.asr.audio import as_audio_array, load_audio
-from deployments.engines.errors import EngineUnavailable, InvalidInput
+from engines.asr.audio import as_audio_array, load_audio
+from engines.errors import EngineUnavailable, InvalidInput
 
 needs_ffmpeg = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed")
 

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from deployments.engines.asr.audio import (
+from engines.asr.audio import (
     Chunk,
     ChunkingOptions,
     find_silences,

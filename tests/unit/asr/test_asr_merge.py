@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.asr.audio import merge_transcripts, normalize_word
-from deployments.engines.errors import InvalidInput
+from engines.asr.audio import merge_transcripts, normalize_word
+from engines.errors import InvalidInput
 
 
 def _texts(t) -> list[str]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from deployments.engines.asr.whisper import (
+from engines.asr.whisper import (
     API_LANGUAGES,
     WhisperEngine,
     WhisperOptions,
@@ -16,8 +16,8 @@ from deployments.engines.asr.whisper import (
     to_api_language,
     to_whisper_language,
 )
-from deployments.engines.errors import EngineFailure, EngineUnavailable, UnsupportedLanguage
-from deployments.engines.options import OptionsError
+from engines.errors import EngineFailure, EngineUnavailable, UnsupportedLanguage
+from engines.options import OptionsError
 
 #: faster-whisper's language codes (multilingual models, large-v3 adds "yue").
 # fmt: off

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.asr.types import Segment, Transcript, Word
-from deployments.engines.diarization.assign import assign_speakers
-from deployments.engines.diarization.base import Diarization, SpeakerTurn
+from engines.asr.types import Segment, Transcript, Word
+from engines.diarization.assign import assign_speakers
+from engines.diarization.base import Diarization, SpeakerTurn
 
 TURNS = (SpeakerTurn(0.0, 3.0, "S1"), SpeakerTurn(3.0, 6.0, "S2"), SpeakerTurn(8.0, 10.0, "S1"))
 

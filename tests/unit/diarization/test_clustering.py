@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deployments.engines.diarization.clustering import (
+from engines.diarization.clustering import (
     absorb_short,
     cluster,
     first_appearance,

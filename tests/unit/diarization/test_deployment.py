@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from deployments.diarizer import Diarizer
-from deployments.engines.diarization.base import Diarization, SpeakerTurn
-from deployments.engines.errors import InvalidInput
+from engines.diarization.base import Diarization, SpeakerTurn
+from engines.errors import InvalidInput
 
 RESULT = Diarization((SpeakerTurn(1.0, 2.0, "S1"),), (), "fake")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.diarization.embedded import EmbeddedDiarizer, EmbeddedDiarizerOptions
-from deployments.engines.options import OptionsError
-from deployments.engines.registry import create_engine
+from engines.diarization.embedded import EmbeddedDiarizer, EmbeddedDiarizerOptions
+from engines.options import OptionsError
+from engines.registry import create_engine
 
 
 def test_defaults_are_echoed_by_describe() -> None:

@@ -7,10 +7,10 @@ import importlib.util
 import numpy as np
 import pytest
 
-from deployments.engines.diarization.base import DiarizationEngine
-from deployments.engines.diarization.pyannote_engine import PyannoteDiarizer, disjoint
-from deployments.engines.errors import EngineUnavailable, InvalidInput
-from deployments.engines.registry import create_engine, start_engine
+from engines.diarization.base import DiarizationEngine
+from engines.diarization.pyannote_engine import PyannoteDiarizer, disjoint
+from engines.errors import EngineUnavailable, InvalidInput
+from engines.registry import create_engine, start_engine
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("pyannote") is not None, reason="pyannote.audio is installed")
 

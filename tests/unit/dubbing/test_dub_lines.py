@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deployments.engines.asr.types import Segment, Transcript, Word
+from engines.asr.types import Segment, Transcript, Word
 from pipelines.dubbing.dubber import trim_silence
 from pipelines.dubbing.lines import display_names, dub_lines
 from pipelines.subtitles import SegmentationOptions, segment_segments

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deployments.engines.dubbing.fitting import (
+from engines.dubbing.fitting import (
     MAX_LEAD_S,
     MAX_TEMPO,
     MIN_GAP_S,

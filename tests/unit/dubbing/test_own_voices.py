@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from deployments.engines.errors import SampleTooNoisy
+from engines.errors import SampleTooNoisy
 from pipelines.dubbing.lines import DubLine
 from pipelines.dubbing.own_voices import MAX_SPEECH_S, MIN_SPEECH_S, SAMPLE_RATE, fit_own_voices, speaker_speech
 from pipelines.dubbing.voices import Speaker

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.voices import FITTED_MATCH, FittedVoice, Speaker, choose_voices
 
 CATALOGUE = [

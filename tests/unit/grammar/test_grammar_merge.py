@@ -7,8 +7,8 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.grammar.merge import corrected, quality_score, select
-from deployments.engines.grammar.types import Issue
+from engines.grammar.merge import corrected, quality_score, select
+from engines.grammar.types import Issue
 
 PRIORITIES = {"harper": 30, "hunspell": 10, "grammar-rules": 0}
 ALL = frozenset({"spelling", "grammar", "punctuation", "style", "wordiness"})

@@ -5,11 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.grammar import precision
-from deployments.engines.grammar.languagetool_types import classify, plain_message
-from deployments.engines.grammar.lingotweaker_engine import char_offsets
-from deployments.engines.grammar.merge import select
-from deployments.engines.grammar.types import Issue
+from engines.grammar import precision
+from engines.grammar.languagetool_types import classify, plain_message
+from engines.grammar.lingotweaker_engine import char_offsets
+from engines.grammar.merge import select
+from engines.grammar.types import Issue
 
 
 def spelling(offset: int, length: int, engine: str, fixes: tuple[str, ...] = ()) -> Issue:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.grammar.rules_engine import RulesEngine
-from deployments.engines.grammar.types import CheckOptions
+from engines.grammar.rules_engine import RulesEngine
+from engines.grammar.types import CheckOptions
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,9 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.grammar.base import stable_id
-from deployments.engines.grammar.equivalents import rule_id, shared_ids
-from deployments.engines.grammar.text import chunks, has_text, sentences, words
+from engines.grammar.base import stable_id
+from engines.grammar.equivalents import rule_id, shared_ids
+from engines.grammar.text import chunks, has_text, sentences, words
 
 TEXT = "😀 Don't visit https://x.example/a now. L'eau est froide e\u0301te\u0301 {0} <b>gras</b>. नमस्ते दुनिया! 東京は大きい。 Fin."
 

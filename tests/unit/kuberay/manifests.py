@@ -17,7 +17,7 @@ IMAGES = ROOT / "cluster" / "images"
 GPU_CONFIG = ROOT / "configs" / "gpu-cluster.yaml"
 APP_ENV = {"REDIS_URL", "MEDIATRANS_LINK_SECRET", "MEDIATRANS_LLM_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
 #: The modules that read them.
-SETTINGS_SOURCES = ("core/settings.py", "core/files/factory.py", "deployments/engines/llm/service_key.py")
+SETTINGS_SOURCES = ("core/settings.py", "core/files/factory.py", "engines/llm/service_key.py")
 #: What users may reach from outside the cluster: (path, pathType).
 PUBLIC_ROUTES = {("/v1", "Prefix"), ("/docs", "Exact"), ("/openapi.json", "Exact"), ("/healthz", "Exact"), ("/readyz", "Exact")}
 SERVE_SERVICE = "mediatrans-serve-svc"

@@ -53,7 +53,7 @@ def test_image_installs_the_locks_and_bakes_the_models(name: str) -> None:
     assert re.search(r"pip install --no-deps (-e )?\.", run)
     assert "python cluster/local/assemble_models.py --dest /models" in run
     assert "python cluster/local/kokoro_voices.py --dest /models/kokoro" in run
-    assert "deployments.engines.voice.stock --model-dir /models/kokoro" in run
+    assert "engines.voice.stock --model-dir /models/kokoro" in run
     env = " ".join(rest for keyword, rest in instructions(name) if keyword == "ENV")
     assert "HF_HUB_OFFLINE=1" in env and "TRANSFORMERS_OFFLINE=1" in env
 

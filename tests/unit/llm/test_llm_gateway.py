@@ -20,9 +20,9 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from ray import serve
 
-from deployments.engines.llm.service_key import ENV_VAR
-from deployments.engines.translation.llm import LLMEngine
 from deployments.llm_gateway import MAX_MESSAGE_CHARS, clean_error, guard_application
+from engines.llm.service_key import ENV_VAR
+from engines.translation.llm.engine import LLMEngine
 
 ROOT = Path(__file__).resolve().parents[3]
 GPU_CONFIG = ROOT / "configs" / "gpu-cluster.yaml"

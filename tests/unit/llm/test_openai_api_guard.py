@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from deployments.engines.llm.completion import ContextFull, Generated
-from deployments.engines.llm.openai_api import create_openai_app
-from deployments.engines.llm.service_key import ENV_VAR, configured_key, presented_key
 from deployments.llm_server import LLMServerArgs
+from engines.llm.completion import ContextFull, Generated
+from engines.llm.openai_api import create_openai_app
+from engines.llm.service_key import ENV_VAR, configured_key, presented_key
 
 KEY = "k3y-for-tests-0123456789abcdef"
 CHAT = {"messages": [{"role": "user", "content": "Hola"}]}

@@ -13,7 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from deployments.engines.llm.sampling import TokenChooser, grammar_for
+from engines.llm.sampling import TokenChooser, grammar_for
 from tests.support.llm_models import smollm2_gguf
 
 N_VOCAB = 64

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from deployments.engines.llm.completion import BatchStats, Generated, cut_at_stops
-from deployments.engines.llm.slots import MIN_SHARED_PREFIX, QueuedRequest, Slot, common_prefix, place, should_wait
+from engines.llm.completion import BatchStats, Generated, cut_at_stops
+from engines.llm.slots import MIN_SHARED_PREFIX, QueuedRequest, Slot, common_prefix, place, should_wait
 
 
 def request(tokens: list[int]) -> QueuedRequest:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from deployments.engines.media.fields import clock_field, float_field, int_field, rate_field
+from engines.media.fields import clock_field, float_field, int_field, rate_field
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.media.ffmpeg import escape_filtergraph, quote_filter_value, subtitles_filter
+from engines.media.ffmpeg import escape_filtergraph, quote_filter_value, subtitles_filter
 
 _WHITESPACE = " \n\t\r"
 

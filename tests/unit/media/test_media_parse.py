@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from deployments.engines.media.probe import AudioStream, VideoStream, normalize_container, parse
+from engines.media.probe import AudioStream, VideoStream, normalize_container, parse
 
 MOV_FAMILY = "mov,mp4,m4a,3gp,3g2,mj2"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from deployments.engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, InvalidInput, UnsupportedMedia
-from deployments.engines.media import ffmpeg, probe
+from engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, InvalidInput, UnsupportedMedia
+from engines.media import ffmpeg, probe
 
 
 def test_missing_binary_is_engine_unavailable() -> None:

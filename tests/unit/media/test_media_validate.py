@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.errors import MediaTooLarge, NoAudioTrack, UnsupportedMedia
-from deployments.engines.media.probe import MAX_BYTES, MAX_DURATION_S, AudioStream, MediaInfo, VideoStream, validate
+from engines.errors import MediaTooLarge, NoAudioTrack, UnsupportedMedia
+from engines.media.probe import MAX_BYTES, MAX_DURATION_S, AudioStream, MediaInfo, VideoStream, validate
 
 # The contract's table: container -> (video codecs, audio codecs), in ffprobe's names.
 TABLE = {

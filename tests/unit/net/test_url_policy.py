@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deployments.engines.errors import InvalidInput, InvalidUrl
-from deployments.engines.net.urls import REFUSED_V4, REFUSED_V6, UrlPolicy, address_refusal, check_url
+from engines.errors import InvalidInput, InvalidUrl
+from engines.net.urls import REFUSED_V4, REFUSED_V6, UrlPolicy, address_refusal, check_url
 
 DEFAULT = UrlPolicy()
 V4 = ipaddress.IPv4Address

@@ -94,7 +94,7 @@ def test_cjk_translations_are_laid_out_within_their_line_limits(language: str) -
 
 
 def test_timing_trusts_only_plausible_frame_rates() -> None:
-    from deployments.engines.media.probe import MediaInfo, VideoStream
+    from engines.media.probe import MediaInfo, VideoStream
     from pipelines.video_translation import frame_rate
 
     def info(fps: float | None) -> MediaInfo:

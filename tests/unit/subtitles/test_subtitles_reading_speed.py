@@ -6,7 +6,7 @@ decision: which sentences it asks about, with what budget, and which answers it 
 
 from __future__ import annotations
 
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.base import TranslationRequest, TranslationResult
 from pipelines.reading_speed import budget, condense_fast, too_fast
 from pipelines.subtitle_layout import options_for
 from pipelines.subtitles.presets import preset_for

@@ -207,7 +207,7 @@ def test_segments_without_words_are_spread_by_length():
 
 
 def test_asr_engine_words_are_accepted():
-    from deployments.engines.asr.types import Word as EngineWord
+    from engines.asr.types import Word as EngineWord
 
     words = [EngineWord(0.0, 0.5, " engine"), EngineWord(0.5, 1.0, " words.")]
     assert segment_words(words)[0].lines == ("engine words.",)

@@ -1,4 +1,4 @@
-"""The shared sentence splitter (deployments.engines.text.sentences), with the cases each of its callers needs."""
+"""The shared sentence splitter (engines.text.sentences), with the cases each of its callers needs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.text.sentences import (
+from engines.text.sentences import (
     ABBREVIATIONS,
     NextWord,
     ends_with_stop,

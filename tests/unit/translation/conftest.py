@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.translation.apertium import ApertiumEngine
+from engines.translation.apertium.engine import ApertiumEngine
 from tests.support.apertium import started_apertium
 
 

@@ -12,10 +12,10 @@ import subprocess
 
 import pytest
 
-from deployments.engines.errors import UnsupportedLanguage
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.apertium_modes import API_LANGUAGES, VARIANTS
-from deployments.engines.translation.base import TranslationRequest
+from engines.errors import UnsupportedLanguage
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.apertium.modes import API_LANGUAGES, VARIANTS
+from engines.translation.base import TranslationRequest
 
 pytestmark = pytest.mark.apertium
 

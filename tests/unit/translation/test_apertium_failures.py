@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from deployments.engines.errors import EngineFailure, EngineTimeout, EngineUnavailable
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest
+from engines.errors import EngineFailure, EngineTimeout, EngineUnavailable
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest
 
 REQUEST = TranslationRequest(("The red car is fast.", "The dog eats."), "en", "es")
 

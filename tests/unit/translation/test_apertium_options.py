@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deployments.engines.options import OptionsError
-from deployments.engines.registry import create_engine
-from deployments.engines.translation.apertium import BROKEN_MODES, ApertiumEngine, ApertiumOptions
+from engines.options import OptionsError
+from engines.registry import create_engine
+from engines.translation.apertium.engine import BROKEN_MODES, ApertiumEngine, ApertiumOptions
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.translation.safe import SafeTranslator
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest
+from engines.translation.safe import SafeTranslator
 from tests.unit.translation.translation_support import (
     APERTIUM_BUDGET,
     RecordingEngine,

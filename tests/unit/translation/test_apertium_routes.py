@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.errors import UnsupportedLanguage
-from deployments.engines.translation.apertium_modes import VARIANTS, ModeGraph, parse_mode
+from engines.errors import UnsupportedLanguage
+from engines.translation.apertium.modes import VARIANTS, ModeGraph, parse_mode
 
 
 @pytest.mark.parametrize(

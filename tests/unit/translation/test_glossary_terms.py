@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deployments.engines.errors import InvalidInput
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.translation.glossary import Glossary, enforced
-from deployments.engines.translation.safe import SafeTranslator
+from engines.errors import InvalidInput
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest
+from engines.translation.glossary import Glossary, enforced
+from engines.translation.safe import SafeTranslator
 from tests.unit.translation.translation_support import (
     APERTIUM_BUDGET,
     FAST,

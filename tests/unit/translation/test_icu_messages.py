@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from deployments.engines.translation.apertium import ApertiumEngine
-from deployments.engines.translation.base import TranslationRequest
-from deployments.engines.translation.icu import MAX_VARIANTS, plan
-from deployments.engines.translation.markup import find_spans
-from deployments.engines.translation.safe import SafeTranslator
+from engines.translation.apertium.engine import ApertiumEngine
+from engines.translation.base import TranslationRequest
+from engines.translation.icu import MAX_VARIANTS, plan
+from engines.translation.markup import find_spans
+from engines.translation.safe import SafeTranslator
 from tests.support.game_strings import COINS, NESTED, ORDINAL, SYNTAXES, shape
 from tests.unit.translation.translation_support import WordEngine
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.translation.length import ELLIPSIS, shorten
-from deployments.engines.translation.markup import CLOSE, OPEN, TAG, find_spans
+from engines.translation.length import ELLIPSIS, shorten
+from engines.translation.markup import CLOSE, OPEN, TAG, find_spans
 from tests.unit.translation.translation_support import FAST, markup_texts, paired_tags_nest
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from deployments.engines.translation.base import TranslationHints
-from deployments.engines.translation.llm_answers import parse_translations
-from deployments.engines.translation.llm_examples import ExampleBank, load_bank
-from deployments.engines.translation.llm_prompts import (
+from engines.translation.base import TranslationHints
+from engines.translation.llm.answers import parse_translations
+from engines.translation.llm.examples import ExampleBank, load_bank
+from engines.translation.llm.prompts import (
     SYSTEM_BATCH,
     SYSTEM_SINGLE,
     batch_messages,

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 import yaml
 
-from deployments.engines.options import OptionsError
-from deployments.engines.translation.languages import DEFAULT_LANGUAGES
-from deployments.engines.translation.llm import LLMEngine
-from deployments.engines.translation.llm_options import LLMOptions
+from engines.options import OptionsError
+from engines.translation.languages import DEFAULT_LANGUAGES
+from engines.translation.llm.engine import LLMEngine
+from engines.translation.llm.options import LLMOptions
 
 ROOT = Path(__file__).resolve().parents[3]
 PROFILES = ("configs/local.yaml", "configs/gpu-cluster.yaml", "cluster/kuberay/rayservice.yaml")

@@ -11,12 +11,12 @@ import json
 import httpx
 import pytest
 
-from deployments.engines.translation.base import TranslationHints
-from deployments.engines.translation.languages import DEFAULT_LANGUAGES, language_pairs
-from deployments.engines.translation.llm_answers import OutputMismatch, parse_translations
-from deployments.engines.translation.llm_batches import Segment, chunks
-from deployments.engines.translation.llm_client import backoff_delay, normalize_base_url, retry_after_s
-from deployments.engines.translation.llm_prompts import (
+from engines.translation.base import TranslationHints
+from engines.translation.languages import DEFAULT_LANGUAGES, language_pairs
+from engines.translation.llm.answers import OutputMismatch, parse_translations
+from engines.translation.llm.batches import Segment, chunks
+from engines.translation.llm.client import backoff_delay, normalize_base_url, retry_after_s
+from engines.translation.llm.prompts import (
     SYSTEM_BATCH,
     SYSTEM_SINGLE,
     batch_messages,
@@ -148,7 +148,7 @@ def test_batch_prompt_numbers_segments_marks_context_and_ends_with_the_pair() ->
 
 
 def test_segments_are_quoted_only_when_their_edges_or_line_breaks_need_it() -> None:
-    from deployments.engines.translation.llm_prompts import segment_line
+    from engines.translation.llm.prompts import segment_line
 
     assert segment_line("Press any key.") == "Press any key."
     assert segment_line(" padded") == '" padded"'

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.translation.checks import REASONS, check_translation, check_translations
-from deployments.engines.translation.protect import SENTINEL
+from engines.translation.checks import REASONS, check_translation, check_translations
+from engines.translation.protect import SENTINEL
 from tests.unit.translation.translation_support import FAST
 
 # One sentence in many languages, as a careful translator would write it.

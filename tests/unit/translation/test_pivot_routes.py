@@ -6,11 +6,11 @@ import pytest
 from pydantic import ValidationError
 
 from core.capability_args import TranslatorArgs
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult, TranslatorEngine
-from deployments.engines.translation.markup import find_spans
-from deployments.engines.translation.pivot import PivotTranslator
-from deployments.engines.translation.routing import Router, RoutingTable
-from deployments.engines.translation.safe import SafeTranslator
+from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult, TranslatorEngine
+from engines.translation.markup import find_spans
+from engines.translation.pivot import PivotTranslator
+from engines.translation.routing import Router, RoutingTable
+from engines.translation.safe import SafeTranslator
 from tests.unit.translation.translation_support import WordEngine
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.translation.markup import BREAK, CLOSE, EMOJI, OPEN, PLACEHOLDER, TAG, find_spans
-from deployments.engines.translation.protect import protect, restore, verify
+from engines.translation.markup import BREAK, CLOSE, EMOJI, OPEN, PLACEHOLDER, TAG, find_spans
+from engines.translation.protect import protect, restore, verify
 from tests.unit.translation.translation_support import FAST, assert_preserved, markup_texts
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.errors import EngineFailure
-from deployments.engines.translation.base import TranslationHints, TranslationRequest, TranslationResult, TranslatorEngine
-from deployments.engines.translation.routing import Router, RoutingTable, preferred_engine
-from deployments.engines.translation.safe import SafeTranslator
+from engines.errors import EngineFailure
+from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult, TranslatorEngine
+from engines.translation.routing import Router, RoutingTable, preferred_engine
+from engines.translation.safe import SafeTranslator
 
 
 class Tagging(TranslatorEngine):
@@ -124,7 +124,7 @@ def test_a_table_file_round_trips(tmp_path) -> None:
 
 
 def test_withheld_pairs_carry_their_best_measured_quality() -> None:
-    from deployments.capabilities import Capabilities
+    from engines.capabilities import Capabilities
 
     router = Router(engines(), TABLE)
     withheld = router.withheld()

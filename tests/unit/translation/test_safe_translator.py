@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deployments.engines.errors import EngineFailure, InvalidInput, UnsupportedLanguage
-from deployments.engines.translation.base import TranslationRequest, TranslationResult
-from deployments.engines.translation.safe import SafeTranslator
+from engines.errors import EngineFailure, InvalidInput, UnsupportedLanguage
+from engines.translation.base import TranslationRequest, TranslationResult
+from engines.translation.safe import SafeTranslator
 from tests.unit.translation.translation_support import (
     FAST,
     DroppingEngine,

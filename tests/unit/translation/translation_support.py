@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from deployments.engines.errors import EngineFailure
-from deployments.engines.translation.base import (
+from engines.errors import EngineFailure
+from engines.translation.base import (
     TranslationRequest,
     TranslationResult,
     TranslatorEngine,

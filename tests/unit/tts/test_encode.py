@@ -1,4 +1,4 @@
-"""Streaming audio encoders (deployments.engines.tts.encode): every format decodes back to what went in."""
+"""Streaming audio encoders (engines.tts.encode): every format decodes back to what went in."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from deployments.engines.errors import InvalidInput
-from deployments.engines.tts.encode import FORMATS, StreamEncoder, content_type, encode_all
+from engines.errors import InvalidInput
+from engines.tts.encode import FORMATS, StreamEncoder, content_type, encode_all
 
 STREAMING = ["wav", "mp3", "ogg", "flac", "pcm"]
 CONTAINERS = ["wav", "mp3", "ogg", "flac"]

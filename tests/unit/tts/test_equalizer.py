@@ -1,10 +1,10 @@
-"""A cloned voice's stored equaliser (deployments.engines.tts.equalizer)."""
+"""A cloned voice's stored equaliser (engines.tts.equalizer)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from deployments.engines.tts.equalizer import apply_matching
+from engines.tts.equalizer import apply_matching
 
 RATE = 24_000
 

@@ -7,13 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from deployments.engines.errors import InvalidInput, UnsupportedLanguage
-from deployments.engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
-from deployments.engines.tts.emotion import EMOTIONS, prosody
-from deployments.engines.tts.prosody import apply_gain, engine_speed, shift_pitch
-from deployments.engines.tts.synthesizer import SpeechRequest, Synthesizer
-from deployments.engines.tts.voice_table import VoiceTable
-from deployments.engines.voice.gender import median_f0
+from engines.errors import InvalidInput, UnsupportedLanguage
+from engines.speaker.gender import median_f0
+from engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
+from engines.tts.emotion import EMOTIONS, prosody
+from engines.tts.prosody import apply_gain, engine_speed, shift_pitch
+from engines.tts.synthesizer import SpeechRequest, Synthesizer
+from engines.tts.voice_table import VoiceTable
 
 RATE = 16_000
 

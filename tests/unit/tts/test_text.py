@@ -1,4 +1,4 @@
-"""Text normalisation and sentence splitting for speech (deployments.engines.tts.text)."""
+"""Text normalisation and sentence splitting for speech (engines.tts.text)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deployments.engines.errors import InvalidInput
-from deployments.engines.tts.number_words import N2W_LANGS
-from deployments.engines.tts.text import (
+from engines.errors import InvalidInput
+from engines.tts.number_words import N2W_LANGS
+from engines.tts.text import (
     LEAD_MAX_CHARS,
     MAX_TEXT_CHARS,
     PAUSE_CLAUSE_S,

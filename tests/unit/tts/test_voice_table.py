@@ -6,8 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from deployments.engines.tts.kokoro_voices import PLANS
-from deployments.engines.tts.voice_table import VoiceTable
+from engines.tts.kokoro_voices import PLANS
+from engines.tts.voice_table import VoiceTable
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from deployments.engines.options import OptionsError
-from deployments.engines.tts.kokoro import KokoroOptions
-from deployments.engines.tts.xtts import XttsOptions
-from deployments.engines.voice.fitting import FitBudget
-from deployments.engines.voice.kokoro_cloner import KokoroCloner, KokoroFitOptions
-from deployments.engines.voice.sample import SampleLimits
-from deployments.engines.voice.xtts_cloner import XttsCloner
+from engines.options import OptionsError
+from engines.tts.kokoro import KokoroOptions
+from engines.tts.xtts import XttsOptions
+from engines.voice.fitting import FitBudget
+from engines.voice.kokoro_cloner import KokoroCloner, KokoroFitOptions
+from engines.voice.sample import SampleLimits
+from engines.voice.xtts_cloner import XttsCloner
 
 
 def test_kokoro_fit_defaults_are_the_fit_budget_and_sample_contract() -> None:

@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.engines.errors import EngineUnavailable, InvalidInput
-from deployments.engines.voice import resemblyzer_encoder, voicefilter_encoder
-from deployments.engines.voice.encoder_factory import ENCODER_NAMES, load_encoder
-from deployments.engines.voice.encoders import SpeakerEncoder, UnusableAudio, cosine
+from engines.audio.dsp import UnusableAudio
+from engines.errors import EngineUnavailable, InvalidInput
+from engines.speaker import resemblyzer_encoder, voicefilter_encoder
+from engines.speaker.encoder_factory import ENCODER_NAMES, load_encoder
+from engines.speaker.encoders import SpeakerEncoder, cosine
 from tests.support import speech
 
 CLIP_S = 2.8

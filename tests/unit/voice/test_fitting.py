@@ -6,10 +6,10 @@ import itertools
 
 import numpy as np
 
-from deployments.engines.tts.base import VoiceStyle
-from deployments.engines.voice.encoders import cosine
-from deployments.engines.voice.fitting import FitBudget, StyleFitter
-from deployments.engines.voice.quality import ANCHORS, calibrated_score, grade
+from engines.speaker.encoders import cosine
+from engines.tts.base import VoiceStyle
+from engines.voice.fitting import FitBudget, StyleFitter
+from engines.voice.quality import ANCHORS, calibrated_score, grade
 
 rng = np.random.default_rng(11)
 NAMES = [f"{'f' if i % 2 else 'm'}_{i}" for i in range(12)]

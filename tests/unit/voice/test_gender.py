@@ -12,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from deployments.engines.voice.encoders import UnusableAudio
-from deployments.engines.voice.gender import BOUNDARY_HZ, confidence, estimate_gender
+from engines.audio.dsp import UnusableAudio
+from engines.speaker.gender import BOUNDARY_HZ, confidence, estimate_gender
 from tests.support import speech
 
 RATE = speech.RATE

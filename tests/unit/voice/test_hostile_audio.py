@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 import soundfile
 
-from deployments.engines.asr.audio import load_audio
-from deployments.engines.errors import InvalidInput, SampleDuration, UnsupportedAudioFormat
-from deployments.engines.voice import audio
-from deployments.engines.voice.audio import decode, probe_audio
-from deployments.engines.voice.sample import inspect_sample
+from engines.asr.audio import load_audio
+from engines.audio import decode as audio
+from engines.audio.decode import decode, probe_audio
+from engines.errors import InvalidInput, SampleDuration, UnsupportedAudioFormat
+from engines.voice.sample import inspect_sample
 from pipelines.voice_job import read_speech
 
 pytestmark = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="needs ffmpeg")

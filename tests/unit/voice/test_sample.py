@@ -15,17 +15,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deployments.engines.errors import (
+from engines.audio import decode as audio
+from engines.audio.decode import AudioClip, decode, probe_audio
+from engines.audio.vad import SileroVad
+from engines.errors import (
     BadVoiceSample,
     NoSpeechFound,
     SampleDuration,
     SampleTooNoisy,
     UnsupportedAudioFormat,
 )
-from deployments.engines.voice import audio
-from deployments.engines.voice.audio import AudioClip, decode, probe_audio
-from deployments.engines.voice.sample import CheckedSample, SampleLimits, inspect_sample
-from deployments.engines.voice.vad import SileroVad
+from engines.voice.sample import CheckedSample, SampleLimits, inspect_sample
 
 HARVARD = Path("/usr/share/codec2/raw/hts.raw")  # 24 s, 8 kHz s16le mono
 pytestmark = pytest.mark.skipif(
@@ -334,7 +334,7 @@ def test_the_snr_floor_applies_before_denoising(folder: Path, speech: Path, vad:
 
 
 def test_denoised_sample_keeps_length_and_rate(encoded: dict[str, Path], vad: SileroVad) -> None:
-    from deployments.engines.voice.denoise import DeepFilterDenoiser
+    from engines.audio.denoise import DeepFilterDenoiser
 
     denoiser = DeepFilterDenoiser(pool_size=1)
     try:

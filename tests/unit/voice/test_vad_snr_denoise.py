@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 import soxr
 
-from deployments.engines.errors import EngineUnavailable
-from deployments.engines.voice import snr
-from deployments.engines.voice.audio import AudioClip
-from deployments.engines.voice.denoise import ALGORITHMIC_DELAY, DeepFilterDenoiser
-from deployments.engines.voice.snr import estimate_snr_db, frame_powers
-from deployments.engines.voice.vad import SileroVad, segments_from_probabilities, speech_seconds
+from engines.audio import snr
+from engines.audio.decode import AudioClip
+from engines.audio.denoise import ALGORITHMIC_DELAY, DeepFilterDenoiser
+from engines.audio.snr import estimate_snr_db, frame_powers
+from engines.audio.vad import SileroVad, segments_from_probabilities, speech_seconds
+from engines.errors import EngineUnavailable
 
 HARVARD = Path("/usr/share/codec2/raw/hts.raw")  # 24 s, 8 kHz s16le mono, ~45 dB SNR
 RATE = 16_000

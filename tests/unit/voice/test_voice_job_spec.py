@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.specs.voice import SampleFacts, VoiceJobSpec
-from deployments.engines.voice.cloner import PreparedSample
+from engines.voice.cloner import PreparedSample
 
 PREPARED = PreparedSample(
     speech=np.zeros(160, dtype=np.float32), duration_s=12.0, speech_s=11.0, snr_db=30.0, gender="female",

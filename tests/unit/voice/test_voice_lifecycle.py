@@ -25,7 +25,7 @@ from core.specs.voice import SampleFacts, VoiceJobSpec
 from core.tasks import Job, Task, TaskState
 from core.voices import FAILED, PROCESSING, READY, Voice, VoiceSlotsFull, VoiceStore
 from core.webhooks.payloads import payload_for
-from deployments.engines.errors import EngineFailure
+from engines.errors import EngineFailure
 from pipelines.job_runner import JobContext, JobRunner
 from pipelines.outcome import Done, Failed
 from pipelines.services import WorkerServices

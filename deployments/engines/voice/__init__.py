@@ -1,1 +1,0 @@
-"""Voice samples and speakers: decoding, checks, denoising, speaker encoders, voice fitting."""

@@ -1,0 +1,1 @@
+"""Audio of voice samples: decoding, voice activity, signal-to-noise, denoising, shared signal helpers."""

@@ -1,0 +1,1 @@
+"""Speakers: the speaker encoders (protocol, cosine, the two models) and perceived gender from pitch."""

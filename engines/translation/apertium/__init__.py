@@ -1,0 +1,1 @@
+"""The Apertium translator: installed modes and routes, stream framing, the engine."""

@@ -1,0 +1,1 @@
+"""Voice cloning: sample checks and preparation, fitting a voice to a speaker, the cloner engines."""
