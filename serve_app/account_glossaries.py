@@ -17,7 +17,6 @@ from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from serve_app.auth import require_owner
 from serve_app.bodies import parse_model
-from serve_app.catalog import UnknownLanguage
 from serve_app.schemas.glossary import GlossaryCreate, GlossaryListQuery, GlossaryUpdate, public
 from serve_app.services import Services
 
@@ -30,11 +29,8 @@ async def with_canonical_languages(services: Services, body: GlossaryCreate) -> 
             "A glossary needs a concrete source_lang, never auto.",
             details=[{"field": "source_lang", "message": "auto is not allowed"}],
         )
-    try:
-        source = services.catalog.primary(body.source_lang)
-        target = services.catalog.canonical(body.target_lang)
-    except UnknownLanguage as exc:
-        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Unsupported language code {exc.args[0]!r}.") from None
+    source = services.catalog.resolve(body.source_lang, "source_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE, as_primary=True)
+    target = services.catalog.resolve(body.target_lang, "target_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE)
     caps = await services.capabilities.get()
     if (source, target) not in caps.translation_pairs:
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, caps.refusal(source, target))

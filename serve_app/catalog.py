@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from core.errors import ApiError, ErrorKind
 from engines.capabilities import Capabilities
 from engines.translation.languages import primary
 
@@ -77,6 +78,22 @@ class Catalog:
 
     def primary(self, code: str) -> str:
         return primary(self.canonical(code))
+
+    def resolve(self, code: str, field: str, *, kind: ErrorKind = ErrorKind.INVALID_PARAMETER, as_primary: bool = False) -> str:
+        """:meth:`canonical` (or :meth:`primary`) of request field ``field``; an unknown code is the API error ``kind``.
+
+        The one place a code no catalogue language matches becomes an answer: ``UNSUPPORTED_LANGUAGE`` where
+        the contract's table for the endpoint has it (video, game, glossaries, grammar), ``INVALID_PARAMETER``
+        where it does not (voices, speech, the language list).
+        """
+        try:
+            return self.primary(code) if as_primary else self.canonical(code)
+        except UnknownLanguage:
+            raise ApiError(
+                kind,
+                f"{field} {code!r} is not a supported language code.",
+                details=[{"field": field, "message": "unknown language code"}],
+            ) from None
 
     def records(self, caps: Capabilities) -> list[dict[str, Any]]:
         glossary = caps.translation_languages

@@ -22,8 +22,8 @@ from engines.localization import LocalizationJob, LocalizationOutcome
 from engines.translation.glossary import Glossary
 from engines.translation.languages import primary
 from serve_app.auth import require_owner
+from serve_app.billing import charged
 from serve_app.bodies import parse_model
-from serve_app.catalog import UnknownLanguage
 from serve_app.schemas.game import MAX_TEXT_CHARS, LocalizationRequest, LocalizationResponse
 from serve_app.services import Services
 
@@ -62,13 +62,8 @@ async def plan_localization(services: Services, account: Account, body: Localiza
 async def run_localization(services: Services, account: Account, localization: Localization) -> LocalizationResponse:
     """Charge ``game_characters``, localize, and refund the charge if that fails."""
     body, job = localization.body, localization.job
-    amount = len(body.text) * len(job.target_langs)
-    await services.quotas.consume(account, "game_characters", amount)
-    try:
+    async with charged(services.quotas, account, [("game_characters", len(body.text) * len(job.target_langs))]):
         outcome = await _call(services, job)
-    except BaseException:
-        await services.quotas.refund(account, "game_characters", amount)
-        raise
     return LocalizationResponse.from_outcome(body, outcome, localization.requested)
 
 
@@ -76,19 +71,13 @@ def _targets(services: Services, body: LocalizationRequest) -> tuple[str, ...]:
     """Canonical, de-duplicated target codes in request order."""
     targets: list[str] = []
     for given in body.target_langs:
-        try:
-            targets.append(services.catalog.canonical(given))
-        except UnknownLanguage:
-            raise _unsupported(f"target_langs: {given!r} is not a supported language code.") from None
+        targets.append(services.catalog.resolve(given, "target_langs", kind=ErrorKind.UNSUPPORTED_LANGUAGE))
     return tuple(dict.fromkeys(targets))
 
 
 async def _source(services: Services, body: LocalizationRequest, targets: tuple[str, ...]) -> str:
     """The source's primary code, once every target can be translated from it."""
-    try:
-        source = services.catalog.primary(body.source_lang)
-    except UnknownLanguage:
-        raise _unsupported(f"source_lang {body.source_lang!r} is not a supported language code.") from None
+    source = services.catalog.resolve(body.source_lang, "source_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE, as_primary=True)
     caps = await services.capabilities.get()
     missing = [t for t in targets if not caps.translates(source, t)]
     if len(missing) == 1:
@@ -101,9 +90,7 @@ async def _source(services: Services, body: LocalizationRequest, targets: tuple[
 async def _call(services: Services, job: LocalizationJob) -> LocalizationOutcome:
     if not job.target_langs:
         return LocalizationOutcome({}, (), {}, ())
-    handle = services.handles.get("localizer")
-    if handle is None:
-        raise ApiError(ErrorKind.UNAVAILABLE, "Localization is not deployed on this service.")
+    handle = services.handle("localizer")
     outcome: LocalizationOutcome = await asyncio.wait_for(handle.localize.remote(job), services.args.handle_timeout_s)
     return outcome
 

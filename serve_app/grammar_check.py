@@ -18,8 +18,8 @@ from core.errors import ApiError, ErrorKind
 from engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
 from engines.grammar.text import has_text
 from engines.grammar.types import ISSUE_TYPES
+from serve_app.billing import charged
 from serve_app.bodies import parse_model
-from serve_app.catalog import UnknownLanguage
 from serve_app.schemas.grammar import MAX_TEXT_CHARS, GrammarCheckRequest, GrammarCheckResponse, RulesQuery, RulesResponse
 from serve_app.services import Services
 
@@ -67,9 +67,7 @@ def _check_size_and_types(raw: dict[str, Any]) -> None:
 
 
 async def _catalogue(services: Services) -> Catalogue:
-    handle = services.handles.get("grammar")
-    if handle is None:
-        raise ApiError(ErrorKind.UNAVAILABLE, "Grammar checking is not deployed on this service.")
+    handle = services.handle("grammar")
 
     async def load() -> Catalogue:
         catalogue: Catalogue = await asyncio.wait_for(handle.catalogue.remote(), services.args.handle_timeout_s)
@@ -83,10 +81,7 @@ def _language(services: Services, catalogue: Catalogue, given: str | None) -> st
     """The canonical code the engines check (a variant falls back to its language); None: detect."""
     if given is None or given.strip().lower() == "auto":
         return None
-    try:
-        code = services.catalog.canonical(given)
-    except UnknownLanguage:
-        raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"lang {given!r} is not a supported language code.") from None
+    code = services.catalog.resolve(given, "lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE)
     served = {s.code for s in catalogue.languages}
     for candidate in (code, code.split("-")[0]):
         if candidate in served:
@@ -95,13 +90,8 @@ def _language(services: Services, catalogue: Catalogue, given: str | None) -> st
 
 
 async def _charged(services: Services, account: Account, checked: GrammarRequest) -> GrammarResult:
-    amount = len(checked.text)
-    await services.quotas.consume(account, "grammar_characters", amount)
-    try:
+    async with charged(services.quotas, account, [("grammar_characters", len(checked.text))]):
         result: GrammarResult = await asyncio.wait_for(
             services.handles["grammar"].check.remote(checked), services.args.handle_timeout_s
         )
-    except BaseException:
-        await services.quotas.refund(account, "grammar_characters", amount)
-        raise
     return result

@@ -12,6 +12,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from core.accounts import AccountStore
+from core.errors import ApiError, ErrorKind
 from core.files import FileStore
 from core.files.factory import file_store
 from core.glossaries import GlossaryStore
@@ -31,6 +32,15 @@ log = logging.getLogger("mediatrans.services")
 
 #: An async callable returning one deployment's report (a handle call in Serve).
 CapabilityProbe = Callable[[], Awaitable[Capabilities]]
+
+#: Optional deployments (handle name) → what an answer calls the capability when it is not deployed.
+OPTIONAL_CAPABILITIES = {
+    "grammar": "Grammar checking",
+    "localizer": "Localization",
+    "tts": "Speech synthesis",
+    "voice_cloner": "Voice cloning",
+    "diarizer": "Speaker diarization",
+}
 
 
 class TimedCache:
@@ -126,6 +136,20 @@ class Services:
     tts_voices: TimedCache
     tts_languages: TimedCache
     tts_streams: StreamSlots
+
+    def handle(self, name: str, *, field: str | None = None) -> Any:
+        """The handle of deployment ``name``; one this service does not deploy is the one answer for it.
+
+        503 ``UNAVAILABLE`` for an endpoint that is that capability; 400 ``INVALID_PARAMETER`` naming the
+        request ``field`` that asked for it (``enable_dubbing``, ``enable_diarization``).
+        """
+        handle = self.handles.get(name)
+        if handle is not None:
+            return handle
+        what = OPTIONAL_CAPABILITIES.get(name, name)
+        if field is not None:
+            raise ApiError(ErrorKind.INVALID_PARAMETER, f"{field}: {what.lower()} is not deployed on this service.")
+        raise ApiError(ErrorKind.UNAVAILABLE, f"{what} is not deployed on this service.")
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], probes: Mapping[str, CapabilityProbe]) -> Services:

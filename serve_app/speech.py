@@ -23,8 +23,8 @@ from core.errors import ApiError, ErrorKind
 from core.voices import FAILED, READY
 from engines.tts.synthesizer import SpeechRequest
 from engines.tts.text import MAX_TEXT_CHARS
+from serve_app.billing import charged
 from serve_app.bodies import parse_model
-from serve_app.catalog import UnknownLanguage
 from serve_app.owned_voices import VOICE_ID, owned_voice
 from serve_app.schemas.tts import TtsRequest, TtsVoicesQuery
 from serve_app.services import Services
@@ -40,7 +40,7 @@ def read_speech_request(raw: Any) -> TtsRequest:
 
 async def synthesize(services: Services, account: Account, body: TtsRequest) -> Response:
     """The streamed audio of ``body``, holding one of the account's stream slots until it ends."""
-    handle = _tts(services)
+    handle = services.handle("tts")
     speech = await _speech_request(services, account, body)
     plan: dict[str, Any] = await asyncio.wait_for(handle.plan.remote(speech), services.args.handle_timeout_s)
     slot = await services.tts_streams.acquire(account, tts_stream_limit(account))
@@ -65,17 +65,15 @@ async def _start(
     services: Services, account: Account, handle: Any, speech: SpeechRequest, plan: dict[str, Any], slot: StreamSlot
 ) -> Response:
     """Charge the quota, start the replica's stream and answer once its first chunk is there."""
-    amount = len(speech.text)
-    await services.quotas.consume(account, "tts_characters", amount)
-    chunks = handle.options(stream=True).stream.remote(speech)
-    try:  # the first sentence before the headers: a request that cannot be spoken gets a JSON error, not a cut stream
-        first = await asyncio.wait_for(chunks.__anext__(), services.args.handle_timeout_s)
-    except StopAsyncIteration:
-        first = b""
-    except BaseException:
-        chunks.cancel()
-        await services.quotas.refund(account, "tts_characters", amount)
-        raise
+    async with charged(services.quotas, account, [("tts_characters", len(speech.text))]):
+        chunks = handle.options(stream=True).stream.remote(speech)
+        try:  # the first sentence before the headers: a request that cannot be spoken gets a JSON error, not a cut stream
+            first = await asyncio.wait_for(chunks.__anext__(), services.args.handle_timeout_s)
+        except StopAsyncIteration:
+            first = b""
+        except BaseException:
+            chunks.cancel()
+            raise
     headers = {"X-Voice": plan["voice"], "X-Sample-Rate": str(plan["sample_rate"]), "Cache-Control": "no-store"}
     return SpeechStream(first, chunks, slot, media_type=plan["content_type"], headers=headers)
 
@@ -132,10 +130,7 @@ async def _speech_request(services: Services, account: Account, body: TtsRequest
 
 
 def _language(services: Services, code: str) -> str:
-    try:
-        return services.catalog.canonical(code).split("-")[0]
-    except UnknownLanguage:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"lang {code!r} is not a supported language code.") from None
+    return services.catalog.resolve(code, "lang", as_primary=True)
 
 
 async def _voice_language(services: Services, voice_id: str) -> str:
@@ -146,7 +141,7 @@ async def _voice_language(services: Services, voice_id: str) -> str:
 
 
 async def _native_voices(services: Services) -> list[dict[str, Any]]:
-    handle = _tts(services)
+    handle = services.handle("tts")
 
     async def load() -> list[dict[str, Any]]:
         voices: list[dict[str, Any]] = await asyncio.wait_for(handle.voices.remote(), services.args.handle_timeout_s)
@@ -154,10 +149,3 @@ async def _native_voices(services: Services) -> list[dict[str, Any]]:
 
     voices: list[dict[str, Any]] = await services.tts_voices.get(load)
     return voices
-
-
-def _tts(services: Services) -> Any:
-    handle = services.handles.get("tts")
-    if handle is None:
-        raise ApiError(ErrorKind.UNAVAILABLE, "Speech synthesis is not deployed on this service.")
-    return handle

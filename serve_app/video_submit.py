@@ -26,7 +26,6 @@ from engines.errors import InvalidInput, InvalidUrl
 from engines.media.probe import MediaInfo, probe, validate
 from engines.net.urls import check_url
 from engines.translation.languages import primary
-from serve_app.catalog import UnknownLanguage
 from serve_app.responses import to_api_error, validation_error
 from serve_app.schemas.video import VideoTranslateParams
 from serve_app.services import Services
@@ -101,17 +100,15 @@ async def _check_features(services: Services, params: VideoTranslateParams, targ
                 raise ApiError(ErrorKind.INVALID_PARAMETER, f"{name} applies only with enable_dubbing=true.")
     if not params.enable_diarization and params.speaker_count is not None:
         raise ApiError(ErrorKind.INVALID_PARAMETER, "speaker_count applies only with enable_diarization=true.")
-    if params.enable_diarization and "diarizer" not in services.handles:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_diarization: speaker diarization is not deployed on this service.")
+    if params.enable_diarization:
+        services.handle("diarizer", field="enable_diarization")
     if params.enable_dubbing:
         await check_dubbing(services, target)
 
 
 async def check_dubbing(services: Services, target: str) -> None:
     """Dubbing needs the TTS deployment and a voice that speaks ``target``."""
-    tts = services.handles.get("tts")
-    if tts is None:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_dubbing: speech synthesis is not deployed on this service.")
+    tts = services.handle("tts", field="enable_dubbing")
     languages: list[str] = await services.tts_languages.get(lambda: asyncio.wait_for(tts.languages.remote(), 30))
     if primary(target) not in languages:
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"enable_dubbing: no voice speaks {target} on this service.")
@@ -119,20 +116,10 @@ async def check_dubbing(services: Services, target: str) -> None:
 
 def _languages(services: Services, params: VideoTranslateParams) -> tuple[str, str | None]:
     catalog = services.catalog
-    try:
-        target = catalog.canonical(params.target_lang)
-    except UnknownLanguage:
-        raise ApiError(
-            ErrorKind.UNSUPPORTED_LANGUAGE, f"target_lang {params.target_lang!r} is not a supported language code."
-        ) from None
+    target = catalog.resolve(params.target_lang, "target_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE)
     if params.source_lang is None:
         return target, None
-    try:
-        return target, catalog.primary(params.source_lang)
-    except UnknownLanguage:
-        raise ApiError(
-            ErrorKind.UNSUPPORTED_LANGUAGE, f"source_lang {params.source_lang!r} is not a supported language code."
-        ) from None
+    return target, catalog.resolve(params.source_lang, "source_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE, as_primary=True)
 
 
 async def _check_pair(services: Services, source: str | None, target: str) -> None:

@@ -39,8 +39,8 @@ from engines.errors import InvalidUrl, MediaTooLarge
 from engines.net.fetch import download
 from engines.net.urls import check_url
 from engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
+from serve_app.billing import charged
 from serve_app.bodies import read_json
-from serve_app.catalog import UnknownLanguage
 from serve_app.idempotency import fingerprint
 from serve_app.responses import validation_error
 from serve_app.schemas.voice import VoiceCloneParams
@@ -120,10 +120,7 @@ async def check_fields(services: Services, account: Account, params: VoiceCloneP
     """The canonical language code; raises for a taken name, a bad language, sample or callback URL, or no free slot."""
     if await services.voices.name_taken(account.id, params.voice_name):
         raise _name_taken(params.voice_name)
-    try:
-        lang = services.catalog.canonical(params.lang)
-    except UnknownLanguage:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"lang {params.lang!r} is not a supported language code.") from None
+    lang = services.catalog.resolve(params.lang, "lang")
     if params.sample is not None:  # its syntax and an IP literal now; its host is resolved when it is fetched
         try:
             check_url(params.sample, services.url_policy, resolve=False)
@@ -152,13 +149,9 @@ def _name_taken(name: str) -> ApiError:
 async def clone(services: Services, account: Account, request: CloneInput, staging: Path) -> Response:
     params = request.params
     lang = await check_fields(services, account, params)
-    cloner = _cloner(services)
-    await services.quotas.consume(account, "voice_clones", 1)
-    try:
+    cloner = services.handle("voice_cloner")
+    async with charged(services.quotas, account, [("voice_clones", 1)]):
         voice = await _clone_charged(services, account, request, staging, cloner, lang)
-    except BaseException:
-        await services.quotas.refund(account, "voice_clones", 1)
-        raise
     return JSONResponse(voice.public())
 
 
@@ -237,10 +230,3 @@ def _write_wav(path: Path, speech: np.ndarray) -> None:
     buffer = io.BytesIO()
     soundfile.write(buffer, speech, PREPARED_RATE, subtype="PCM_16", format="WAV")
     path.write_bytes(buffer.getvalue())
-
-
-def _cloner(services: Services) -> Any:
-    handle = services.handles.get("voice_cloner")
-    if handle is None:
-        raise ApiError(ErrorKind.UNAVAILABLE, "Voice cloning is not deployed on this service.")
-    return handle

@@ -9,9 +9,8 @@ import pydantic
 from starlette.requests import Request
 from starlette.responses import Response
 
-from core.errors import ApiError, ErrorKind
+from core.errors import ErrorKind
 from serve_app.auth import client_address, services_of
-from serve_app.catalog import UnknownLanguage
 from serve_app.responses import validation_error
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.languages import LanguageList, LanguagesQuery
@@ -57,14 +56,7 @@ def _parse(request: Request) -> LanguagesQuery:
         value = getattr(query, field)
         if value is None:
             continue
-        try:
-            catalog.canonical(value)
-        except UnknownLanguage:
-            raise ApiError(
-                ErrorKind.INVALID_PARAMETER,
-                f"Invalid parameter: {field}={value!r} is not a supported language code.",
-                details=[{"field": field, "message": "unknown language code"}],
-            ) from None
+        catalog.resolve(value, field)
     return query
 
 

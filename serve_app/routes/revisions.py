@@ -17,6 +17,7 @@ from core.specs.transcript import InvalidEdit, StoredTranscript, apply_edits, re
 from core.specs.video import VideoJobSpec, dubbing_metric
 from core.tasks import Task, TaskState, iso
 from serve_app.auth import services_of
+from serve_app.billing import charged
 from serve_app.bodies import parse_model, read_json
 from serve_app.idempotency import fingerprint
 from serve_app.responses import validation_error
@@ -154,11 +155,7 @@ def revision_charges(spec: VideoJobSpec, edited: StoredTranscript, changes: dict
 async def _create(
     services: Services, account: Account, spec: VideoJobSpec, edited: StoredTranscript, changes: dict[str, set[str]]
 ) -> Response:
-    charged: list[tuple[str, int]] = []
-    try:
-        for metric, amount in revision_charges(spec, edited, changes):
-            await services.quotas.consume(account, metric, amount)
-            charged.append((metric, amount))
+    async with charged(services.quotas, account, revision_charges(spec, edited, changes)):
         estimate = await services.speed.estimate(spec.speed_kind, _revised_seconds(spec, edited, changes))
         task = await services.tasks.create(
             account.id,
@@ -168,10 +165,6 @@ async def _create(
             estimated_seconds=estimate,
             limits=caps.resolve(account),
         )
-    except BaseException:
-        for metric, amount in charged:
-            await services.quotas.refund(account, metric, amount)
-        raise
     revision = spec.revision or {}
     body = {
         "task_id": task.task_id,

@@ -14,6 +14,7 @@ from core.errors import ApiError, ErrorKind
 from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
 from core.tasks import Task, iso
 from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
+from serve_app.billing import charged
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.video import SubmitResponse, TaskRecord, VideoTranslateParams
@@ -103,12 +104,7 @@ async def submit_task(request: Request) -> Response:
 async def _create_task(services: Services, account: Account, form: FormBody, submission: Submission) -> Response:
     charges = [("video_tasks", 1), ("video_minutes", billable_minutes(submission.media_seconds))]
     charges += feature_charges(submission.options, submission.media_seconds)
-    charged: list[tuple[str, int]] = []
-    try:
-        for metric, amount in charges:
-            if amount:
-                await services.quotas.consume(account, metric, amount)
-                charged.append((metric, amount))
+    async with charged(services.quotas, account, charges):
         spec = submission.spec(await _store_source(services, form, submission))
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
         task = await services.tasks.create(
@@ -119,10 +115,6 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
             estimated_seconds=estimate,
             limits=caps.resolve(account),
         )
-    except BaseException:
-        for metric, amount in charged:
-            await services.quotas.refund(account, metric, amount)
-        raise
     body = {
         "task_id": task.task_id,
         "status": task.status.value,

@@ -19,7 +19,6 @@ from core.errors import ApiError, ErrorKind
 from core.voices import VoiceNameTaken
 from serve_app.auth import authenticate, services_of
 from serve_app.bodies import parse_model, read_json
-from serve_app.catalog import UnknownLanguage
 from serve_app.owned_voices import missing_voice, owned_voice
 from serve_app.responses import validation_error
 from serve_app.routing import RouteDoc, api_route
@@ -121,10 +120,7 @@ async def list_voices(request: Request) -> JSONResponse:
         raise validation_error(exc) from None
     lang = query.lang
     if lang is not None:
-        try:
-            lang = services.catalog.canonical(lang)
-        except UnknownLanguage:
-            raise ApiError(ErrorKind.INVALID_PARAMETER, f"lang {lang!r} is not a supported language code.") from None
+        lang = services.catalog.resolve(lang, "lang")
     try:
         page = await services.voices.page(account.id, status=query.status, lang=lang, limit=query.limit, cursor=query.cursor)
     except ValueError as exc:
