@@ -16,7 +16,6 @@ Domain = Literal["general", "academic", "business", "casual"]
 
 ISSUE_TYPES: tuple[IssueType, ...] = ("spelling", "grammar", "punctuation", "style", "wordiness")
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
-DOMAINS: tuple[Domain, ...] = ("general", "academic", "business", "casual")
 
 
 def severity_rank(severity: str) -> int:

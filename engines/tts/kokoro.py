@@ -27,7 +27,7 @@ from pydantic import Field
 from engines.errors import EngineFailure, EngineUnavailable, InvalidInput, UnsupportedLanguage
 from engines.options import EngineOptions, ProjectPath
 from engines.tts.base import NativeVoice, TtsEngine, VoiceStyle
-from engines.tts.kokoro_voices import display_name, gender_of, language_of, plans_for
+from engines.tts.kokoro_voices import display_name, gender_of, plans_for
 
 log = logging.getLogger(__name__)
 
@@ -189,9 +189,3 @@ class KokoroEngine(TtsEngine):
             while len(self._blends) > _STYLE_CACHE:
                 self._blends.popitem(last=False)
         return pack
-
-    def stock_gender(self, name: str) -> str:
-        return gender_of(name)
-
-    def stock_language(self, name: str) -> str:
-        return language_of(name)

@@ -37,8 +37,6 @@ RULE_TEXT: dict[str, str] = {
     "shot_change": "starts near a shot change but not on it, or ends near one but not 2 frames before it",
 }
 RULES: tuple[str, ...] = tuple(RULE_TEXT)
-#: Checked only by presets with ``frame_rules``.
-FRAME_RULES = frozenset({"min_gap", "gap_not_closed", "shot_change"})
 
 DEFAULT_FPS = 24.0
 MIN_GAP_FRAMES = 2
