@@ -63,7 +63,7 @@ class TranslatorArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     engines: list[EngineSpec] = Field(min_length=1)
-    routing: str | None = Field(None, description="Routing table (YAML) written by loadtests/score_engines.py.")
+    routing: str | None = Field(None, description="Routing table (YAML) written by calibration/score_engines.py.")
     floor: float | None = Field(None, ge=0, le=100, description="chrF floor; default: the table's own.")
     pivots: list[PivotSpec] = Field(
         default_factory=list, description="Routes through a third language; offered only where the table scores them."
@@ -119,7 +119,7 @@ class TtsArgs(BaseModel):
     )
     voice_table: str | None = Field(
         "configs/voices.yaml",
-        description="Measured default voice per language and gender (loadtests/score_voices.py); it wins over `defaults`.",
+        description="Measured default voice per language and gender (calibration/score_voices.py); it wins over `defaults`.",
     )
 
     @field_validator("voice_table")
@@ -154,7 +154,7 @@ class DubbingArgs(BaseModel):
 
     voice_ranking: str | None = Field(
         "configs/voices.yaml",
-        description="Measured voice order per language (professional voices), written by loadtests/score_voices.py.",
+        description="Measured voice order per language (professional voices), written by calibration/score_voices.py.",
     )
     separation_threads: int = Field(1, ge=1, description="libDF states separating speech from background at once.")
     fitted_voices: bool = Field(True, description="Use an account's fitted voice for a diarized speaker it matches.")

@@ -3,7 +3,7 @@
 ``configs/grammar/precision.yaml`` lists, per language, the rules of any engine
 that flagged a sentence of the project's calibration corpus of correct text
 (``tests/data/grammar/clean_calibration.yaml``; written by
-``loadtests/score_grammar.py --calibrate``). Their issues are reported as
+``calibration/score_grammar.py --calibrate``). Their issues are reported as
 ``info``: hidden at the default ``severity: warning``, still there for
 ``severity: info``. The held-out corpus (``clean_scoring.yaml``) measures the
 result. A spelling issue on a capitalised word inside a sentence (a name, a

@@ -1,6 +1,6 @@
 """Which engine translates which pair: the measured routing table.
 
-``configs/routing.yaml`` is written by ``loadtests/score_engines.py``: for
+``configs/routing.yaml`` is written by ``calibration/score_engines.py``: for
 every pair of the development set (``configs/devset``) and every engine it
 holds the corpus chrF. A pair is served when its best engine scores at least
 the floor; requests go to that engine first, then to the pair's other

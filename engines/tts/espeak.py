@@ -66,12 +66,12 @@ class EspeakOptions(EngineOptions):
     stand_ins: dict[str, str] = Field(
         default_factory=dict,
         description="Language → espeak-ng voice of a close language that reads it, for a language espeak-ng has no "
-        "voice for (tl: a measured stand-in, loadtests/score_voices.py); a language it has keeps its own voice.",
+        "voice for (tl: a measured stand-in, calibration/score_voices.py); a language it has keeps its own voice.",
     )
     voice_wpm: dict[str, Annotated[int, Field(ge=MIN_WPM, le=MAX_WPM)]] = Field(
         default_factory=dict,
         description="Voice (espeak.<lang>.<gender>) → its words per minute at speed 1.0, where the voice table "
-        "measured a slower read more intelligible (loadtests/score_voices.py); other voices read at base_wpm.",
+        "measured a slower read more intelligible (calibration/score_voices.py); other voices read at base_wpm.",
     )
 
     @field_validator("voice_wpm")

@@ -48,7 +48,7 @@ class KokoroOptions(EngineOptions):
     borrowed_languages: tuple[str, ...] = Field(
         ("de", "ru", "nl", "pl", "tr", "ko", "vi"),
         description="Languages spoken with English voices from espeak-ng phonemes, beside Kokoro's own nine; "
-        "those where that was measured intelligible (loadtests/score_voices.py, docs/voices.md).",
+        "those where that was measured intelligible (calibration/score_voices.py, docs/voices.md).",
     )
 
 

@@ -6,7 +6,7 @@ American English, female. Any language espeak-ng reads can also be spoken from
 espeak-ng phonemes with English voices (:func:`borrowed_plan`): accented, and
 in some languages heard as English, so the engine offers only the languages
 named in its ``borrowed_languages`` option, chosen by measurement
-(``loadtests/score_voices.py``, docs/voices.md).
+(``calibration/score_voices.py``, docs/voices.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The measured voice table (``configs/voices.yaml``, written by ``loadtests/score_voices.py``).
+"""The measured voice table (``configs/voices.yaml``, written by ``calibration/score_voices.py``).
 
 Per language and gender: the ``default`` voice (the most intelligible one measured: a request without a
 voice and ``default-*`` dubbing get it) and the ``ranked`` order of ``professional-*`` dubbing (natural

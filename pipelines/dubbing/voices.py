@@ -6,7 +6,7 @@ The rule (docs/dubbing.md):
   TTS service itself uses for the language and gender (its default engine's
   first voice of that gender). ``professional-*`` is the voice of that gender
   first in the measured professional order (``configs/voices.yaml``, written by
-  ``loadtests/score_voices.py``: natural neural voices first where they are about as
+  ``calibration/score_voices.py``: natural neural voices first where they are about as
   intelligible as the best); where nothing was measured it falls back to the default.
 * Without diarization one voice speaks every line.
 * With diarization each speaker gets a voice of their own estimated gender

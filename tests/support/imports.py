@@ -2,24 +2,37 @@
 
 ``from pkg import name`` counts as an import of ``pkg.name`` when that is a
 module, else of ``pkg``; ``import a.b.c`` as an import of ``a.b.c``.
+
+It also finds where a module writes into ``configs/`` (``config_writes``): the
+load tests measure the service and never change its configuration.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("engines", "core", "serve_app", "pipelines", "deployments")
+#: The service's layers (docs/architecture.md).
+PRODUCT = ("engines", "core", "serve_app", "pipelines", "deployments")
+#: Tools around the service: load tests, calibration, deploy tooling.
+TOOLS = ("loadtests", "calibration", "cluster")
+#: The HTTP client library (its own distribution, client/).
+CLIENT = "mediatrans_client"
+#: Top-level package → its folder under the project root.
+FOLDERS = {name: Path(name) for name in PRODUCT + TOOLS} | {CLIENT: Path("client/src/mediatrans_client")}
+PACKAGES = tuple(FOLDERS)
 
 
 def module_files(root: Path = ROOT, packages: Iterable[str] = PACKAGES) -> dict[str, Path]:
     """Dotted module name → file, for every module of ``packages`` under ``root``."""
     found = {}
     for package in packages:
-        for path in sorted((root / package).rglob("*.py")):
-            parts = path.relative_to(root).with_suffix("").parts
+        folder = root / FOLDERS.get(package, Path(package))
+        for path in sorted(folder.rglob("*.py")):
+            parts = path.relative_to(folder.parent).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             found[".".join(parts)] = path
@@ -127,3 +140,122 @@ def package_graph(graph: dict[str, set[str]], files: dict[str, Path]) -> dict[st
             if not related:
                 packages.setdefault(source, set()).add(dest)
     return packages
+
+
+# Writes into configs/ -------------------------------------------------------------------------------
+
+#: A string naming a path under configs/ (``"configs"``, ``"configs/x.yaml"``, ``f"{ROOT}/configs/x"``).
+_CONFIGS = re.compile(r"(?:^|/)configs(?:/|$)")
+#: Calls whose result is a path under their receiver or arguments (or whose items are).
+_PATH_CALLS = {"Path", "PurePath", "join", "joinpath", "with_name", "with_suffix", "resolve", "absolute"}
+_LISTINGS = {"glob", "rglob", "iterdir"}
+#: Path methods that change the file they are called on.
+_WRITING_METHODS = {"write_text", "write_bytes", "touch", "unlink", "mkdir", "rmdir", "symlink_to", "hardlink_to"}
+#: Module functions (shutil, os) whose second argument (``dst``) is where they write.
+_MOVES = {"copy", "copy2", "copyfile", "copytree", "move", "replace", "rename", "symlink", "link"}
+#: Modules whose ``open`` takes the path first (``io.open(path, "w")``), unlike ``Path.open("w")``.
+_MODULES = {"io", "builtins", "os", "shutil", "codecs", "gzip"}
+
+
+def _call_name(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _dotted(node: ast.expr) -> str:
+    """``a.b.c`` for a chain of names, else ``""``."""
+    if isinstance(node, ast.Attribute):
+        return f"{base}.{node.attr}" if (base := _dotted(node.value)) else ""
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _under_configs(node: ast.expr | None, names: set[str], attributes: dict[str, set[str]]) -> bool:
+    """Whether ``node`` is a path under configs/: a literal, a name bound to one, or one built from those."""
+    if node is None:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and bool(_CONFIGS.search(node.value))
+    if isinstance(node, ast.JoinedStr):
+        return any(_under_configs(v.value if isinstance(v, ast.FormattedValue) else v, names, attributes) for v in node.values)
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Attribute):
+        if node.attr == "parent":
+            return _under_configs(node.value, names, attributes)
+        return node.attr in attributes.get(_dotted(node.value), set())
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+        return _under_configs(node.left, names, attributes) or _under_configs(node.right, names, attributes)
+    if isinstance(node, ast.Call) and _call_name(node.func) in _PATH_CALLS | _LISTINGS:
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        return any(_under_configs(a, names, attributes) for a in [receiver, *node.args])
+    return False
+
+
+def _bound_names(tree: ast.AST, names: set[str], attributes: dict[str, set[str]]) -> set[str]:
+    """``names`` and every name assigned (or looped over) a path under configs/, to a fixed point."""
+    names = set(names)
+    while True:
+        before = len(names)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.For | ast.comprehension):
+                value = node.iter if isinstance(node, ast.For | ast.comprehension) else node.value
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if _under_configs(value, names, attributes):
+                    names.update(t.id for t in targets if isinstance(t, ast.Name))
+        if len(names) == before:
+            return names
+
+
+def _imported(tree: ast.AST, modules: dict[str, Path]) -> tuple[set[str], dict[str, set[str]]]:
+    """Names imported from project modules that bind a path under configs/, and module (alias) → such names."""
+    names: set[str] = set()
+    attributes: dict[str, set[str]] = {}
+
+    def bound(module: str) -> set[str]:
+        return _bound_names(ast.parse(modules[module].read_text(encoding="utf-8")), set(), {})
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in modules:
+                    attributes[alias.asname or alias.name] = bound(alias.name)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if f"{node.module}.{alias.name}" in modules:
+                    attributes[local] = bound(f"{node.module}.{alias.name}")
+                elif node.module in modules and alias.name in bound(node.module):
+                    names.add(local)
+    return names, attributes
+
+
+def _writes_into_configs(call: ast.Call, names: set[str], attributes: dict[str, set[str]]) -> bool:
+    """Whether ``call`` opens for writing, writes, moves onto or removes a path under configs/."""
+    name = _call_name(call.func)
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    on_path = receiver is not None and not (isinstance(receiver, ast.Name) and receiver.id in _MODULES)
+    keywords = {k.arg: k.value for k in call.keywords}
+
+    def arg(at: int, keyword: str) -> ast.expr | None:
+        return call.args[at] if len(call.args) > at else keywords.get(keyword)
+
+    if name in _WRITING_METHODS:
+        return on_path and _under_configs(receiver, names, attributes)
+    if name == "open":
+        path, mode = (receiver, arg(0, "mode")) if on_path else (arg(0, "file"), arg(1, "mode"))
+        writes = isinstance(mode, ast.Constant) and isinstance(mode.value, str) and bool(set(mode.value) & set("wax+"))
+        return writes and _under_configs(path, names, attributes)
+    if name in _MOVES and not on_path:  # shutil.copy(src, dst), os.replace(src, dst)
+        return _under_configs(arg(1, "dst"), names, attributes)
+    if name in {"rename", "replace"} and on_path and len(call.args) + len(call.keywords) == 1:  # Path.replace(target)
+        return _under_configs(arg(0, "target"), names, attributes)
+    return False
+
+
+def config_writes(source: str, modules: dict[str, Path] | None = None) -> list[int]:
+    """Lines of ``source`` that write a path under configs/ (found by name; project constants imported included)."""
+    tree = ast.parse(source)
+    names, attributes = _imported(tree, module_files() if modules is None else modules)
+    names = _bound_names(tree, names, attributes)
+    return sorted(
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call) and _writes_into_configs(node, names, attributes)
+    )

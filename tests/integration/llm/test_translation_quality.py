@@ -15,6 +15,7 @@ import pytest
 import sacrebleu
 import yaml
 
+from calibration.score_engines import engine_specs, load_devset
 from engines.errors import EngineFailure
 from engines.translation.apertium.engine import ApertiumEngine
 from engines.translation.base import TranslationHints, TranslationRequest
@@ -23,7 +24,6 @@ from engines.translation.llm.engine import LLMEngine
 from engines.translation.markup import find_spans
 from engines.translation.safe import SafeTranslator
 from loadtests.llm_process import MODEL, local_llm_server
-from loadtests.score_engines import engine_specs, load_devset
 from tests.integration.llm.llm_fakes import Loopback, Reply, Seen, completion, forward_to
 from tests.support.tiers import sweep
 

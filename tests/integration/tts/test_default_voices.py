@@ -1,6 +1,6 @@
 """Each language's measured default voice, heard back: Whisper base recognizes the language and the words.
 
-The voice table (``configs/voices.yaml``, ``loadtests/score_voices.py``) picks the default voice of every
+The voice table (``configs/voices.yaml``, ``calibration/score_voices.py``) picks the default voice of every
 language; here a few languages' defaults, Kokoro's own and espeak-ng's, read project sentences through the
 CPU profile's engines, and Whisper base (int8) must hear the language and most words. The floors sit well
 below the measured values (docs/voices.md), so another CPU's rounding cannot fail them.

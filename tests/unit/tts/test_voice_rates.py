@@ -1,8 +1,8 @@
-"""The voice table's choice of an espeak-ng voice's rate (loadtests/score_voices.py)."""
+"""The voice table's choice of an espeak-ng voice's rate (calibration/score_voices.py)."""
 
 from __future__ import annotations
 
-from loadtests.score_voices import SLOW_MARGIN, finish, keep_best_rate
+from calibration.score_voices import SLOW_MARGIN, finish, keep_best_rate
 
 
 def _score(intelligibility: float, language: float = 0.5) -> dict[str, float]:

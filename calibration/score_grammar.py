@@ -13,8 +13,8 @@ correct text, ``corpus.yaml``) and writes
 are demoted to ``info``, and so is the spelling of a speller that flagged more than one sentence in
 five of a language (engines/grammar/precision.py).
 
-    .venv/bin/python loadtests/score_grammar.py            # tables (markdown) on stdout
-    .venv/bin/python loadtests/score_grammar.py --calibrate
+    .venv/bin/python calibration/score_grammar.py            # tables (markdown) on stdout
+    .venv/bin/python calibration/score_grammar.py --calibrate
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def calibrate(started: list[Any]) -> None:
         if share > precision.NOISY_SPELLER_SHARE:
             noisy[lang].append(name)
     head = (
-        "# Written by `loadtests/score_grammar.py --calibrate` from the correct sentences of\n"
+        "# Written by `calibration/score_grammar.py --calibrate` from the correct sentences of\n"
         "# tests/data/grammar/clean_calibration.yaml and corpus.yaml (engines/grammar/precision.py).\n"
         "# demote: rules (other than spelling) that flagged one of them, per language: reported as `info`.\n"
         f"# spelling_info: spellers that flagged more than {precision.NOISY_SPELLER_SHARE:.0%} of a language's sentences:\n"

@@ -36,8 +36,8 @@ is a default voice; elsewhere they are left out of the orders, since the service
 espeak-ng stand-ins worth offering (``stand_ins``: character error rate at most ``STAND_IN_MAX_CER``); those go into the engines'
 options in ``configs/local.yaml``. ``docs/voices.md`` gets the table.
 
-    .venv/bin/python loadtests/score_voices.py [--langs de,ru] [--whisper base] [--sentences 12]
-    .venv/bin/python loadtests/score_voices.py --rechoose   # the choices again from the table's scores
+    .venv/bin/python calibration/score_voices.py [--langs de,ru] [--whisper base] [--sentences 12]
+    .venv/bin/python calibration/score_voices.py --rechoose   # the choices again from the table's scores
 """
 
 from __future__ import annotations
@@ -59,13 +59,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engines.asr.whisper import WhisperEngine  # noqa: E402
-from engines.registry import create_engine  # noqa: E402
-from engines.tts.espeak import ESPEAK_VOICES  # noqa: E402
-from engines.tts.kokoro_voices import PLANS, gender_of  # noqa: E402
-from engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
-from engines.tts.text import normalise  # noqa: E402
-from loadtests.voice_table_doc import (  # noqa: E402
+from calibration.voice_table_doc import (  # noqa: E402
     BASE_WPM,
     PROFESSIONAL_MARGIN,
     SLOW_MARGIN,
@@ -74,6 +68,12 @@ from loadtests.voice_table_doc import (  # noqa: E402
     table_doc,
     table_yaml,
 )
+from engines.asr.whisper import WhisperEngine  # noqa: E402
+from engines.registry import create_engine  # noqa: E402
+from engines.tts.espeak import ESPEAK_VOICES  # noqa: E402
+from engines.tts.kokoro_voices import PLANS, gender_of  # noqa: E402
+from engines.tts.synthesizer import SpeechRequest, Synthesizer  # noqa: E402
+from engines.tts.text import normalise  # noqa: E402
 from tests.support.text import edit_rate  # noqa: E402
 
 SENTENCES = ROOT / "tests" / "data" / "speech" / "round_trip.yaml"

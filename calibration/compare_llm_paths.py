@@ -1,6 +1,6 @@
 """Score LLM translation paths side by side on the development set: which choice helps which pair.
 
-    .venv/bin/python loadtests/compare_llm_paths.py --pairs en-ja,en-cs \\
+    .venv/bin/python calibration/compare_llm_paths.py --pairs en-ja,en-cs \\
         --variant 'batch={"example_count": 0}' --variant 'examples={}' \\
         --variant 'single={"single_segment_targets": ["ja", "cs"]}' --bare
 
@@ -23,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from calibration.bare_llm import BareLLM  # noqa: E402
+from calibration.score_engines import engine_specs, load_devset, score_engine  # noqa: E402
 from engines.registry import start_engine  # noqa: E402
 from engines.translation.base import TranslatorEngine  # noqa: E402
-from loadtests.bare_llm import BareLLM  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
-from loadtests.score_engines import engine_specs, load_devset, score_engine  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

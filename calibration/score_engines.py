@@ -1,9 +1,9 @@
 """Score every translation engine on every pair of the development set; write the routing table.
 
-    .venv/bin/python loadtests/score_engines.py                # all engines, all pairs
-    .venv/bin/python loadtests/score_engines.py --engines llm --pairs en-de,de-en --merge
-    .venv/bin/python loadtests/score_engines.py --engines pivots --merge   # the pivot routes of configs/local.yaml
-    .venv/bin/python loadtests/score_engines.py --engines bare-llm --merge  # the bare-model reference
+    .venv/bin/python calibration/score_engines.py                # all engines, all pairs
+    .venv/bin/python calibration/score_engines.py --engines llm --pairs en-de,de-en --merge
+    .venv/bin/python calibration/score_engines.py --engines pivots --merge   # the pivot routes of configs/local.yaml
+    .venv/bin/python calibration/score_engines.py --engines bare-llm --merge  # the bare-model reference
 
 The development set is ``configs/devset``: 44 English game and subtitle
 strings (``en.tsv``: id, category, text) and a reference translation of each
@@ -41,13 +41,13 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from calibration.bare_llm import NAME as BARE  # noqa: E402
+from calibration.bare_llm import BareLLM  # noqa: E402
 from engines.registry import start_engine  # noqa: E402
 from engines.translation.base import TranslationRequest, TranslatorEngine  # noqa: E402
 from engines.translation.pivot import PivotTranslator  # noqa: E402
 from engines.translation.routing import DEFAULT_FLOOR  # noqa: E402
 from engines.translation.safe import SafeTranslator  # noqa: E402
-from loadtests.bare_llm import NAME as BARE  # noqa: E402
-from loadtests.bare_llm import BareLLM  # noqa: E402
 from loadtests.llm_process import local_llm_server  # noqa: E402
 
 DEVSET = ROOT / "configs" / "devset"
@@ -198,7 +198,7 @@ def write_table(results: dict[str, dict[str, float]], floor: float, merge: bool,
         "pairs": rows,
     }
     header = (
-        "# Routing table: measured chrF per pair and engine. Written by loadtests/score_engines.py; the Translator\n"
+        "# Routing table: measured chrF per pair and engine. Written by calibration/score_engines.py; the Translator\n"
         "# serves a pair with its best engine when that scores at least `floor` (docs/translation-routing.md).\n"
     )
     ROUTING.write_text(header + yaml.safe_dump(table, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -212,7 +212,7 @@ def write_docs(table: dict[str, Any]) -> None:
         "",
         f"{table['metric']}; measured {table['measured']}. A pair is offered when its best engine scores at least",
         f"**{table['floor']}** chrF; that engine serves it, the others are its fallbacks. Regenerate with",
-        "`.venv/bin/python loadtests/score_engines.py` (docs/translation-routing.md).",
+        "`.venv/bin/python calibration/score_engines.py` (docs/translation-routing.md).",
         f"`{BARE}` is the bare model (the same weights, plain prompt, one segment per call, no checks): a reference",
         "that is never routed to; *vs bare* is the best LLM route's chrF minus it (goal: at least −1).",
         "",

@@ -1,4 +1,4 @@
-"""The voice table as written to ``configs/voices.yaml`` and ``docs/voices.md`` (loadtests/score_voices.py)."""
+"""The voice table as written to ``configs/voices.yaml`` and ``docs/voices.md`` (calibration/score_voices.py)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ SLOW_MARGIN = 0.02
 
 def table_yaml(table: dict[str, Any]) -> str:
     header = (
-        "# Written by loadtests/score_voices.py (docs/voices.md): per language and gender the most intelligible voice\n"
+        "# Written by calibration/score_voices.py (docs/voices.md): per language and gender the most intelligible voice\n"
         "# (`default`) and the professional order (`ranked`), from a Whisper round trip of every candidate voice.\n"
     )
     return header + yaml.safe_dump(table, sort_keys=True, allow_unicode=True, width=120)
@@ -40,7 +40,7 @@ def table_doc(table: dict[str, Any], whisper: str, sentences: int) -> str:
         "`default-*` dubbing); ties go to the voice Whisper names as the language (✓), then to the higher lang",
         "(Whisper base writes Hindi in Urdu script, so every Hindi CER is 1). `professional-*` dubbing takes a",
         "neural voice (Kokoro, Piper) when it is within",
-        f"{PROFESSIONAL_MARGIN:.2f} of the best. Written by `loadtests/score_voices.py` with `configs/voices.yaml`.",
+        f"{PROFESSIONAL_MARGIN:.2f} of the best. Written by `calibration/score_voices.py` with `configs/voices.yaml`.",
         "",
         "| language | default female | score / lang / CER / #CER | default male | score / lang / CER / #CER"
         " | other voices (score) |",
