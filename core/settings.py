@@ -184,3 +184,11 @@ class AppArgs(BaseModel):
     storage: StorageArgs = Field(default_factory=StorageArgs)
     webhooks: WebhookArgs = Field(default_factory=WebhookArgs)
     log_level: str = "INFO"
+
+    @property
+    def voice_clone_timeout_s(self) -> float:
+        """Deadline of a synchronous clone: the cloner's ``sync_timeout_s``, or its default when none is configured."""
+        if self.voice_cloner is not None:
+            return self.voice_cloner.sync_timeout_s
+        default: float = VoiceClonerArgs.model_fields["sync_timeout_s"].default
+        return default

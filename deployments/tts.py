@@ -13,7 +13,7 @@ from ray import serve
 from core.capability_args import TtsArgs
 from engines.registry import start_engine
 from engines.tts.base import TtsEngine
-from engines.tts.synthesizer import SpeechRequest, Synthesizer
+from engines.tts.synthesizer import SpeechPlan, SpeechRequest, Synthesizer
 from engines.tts.voice_table import VoiceTable
 
 _DONE = object()
@@ -42,21 +42,20 @@ class TTS:
             voice = engine.voices()[0]
             engine.speak("Hello.", voice.id, voice.languages[0])
 
-    def plan(self, request: SpeechRequest) -> dict[str, Any]:
-        """What a request will produce (content type, voice, rate); raises the request's errors before streaming."""
-        plan = self.synthesizer.plan(request)
-        return {"content_type": plan.content_type, "voice": plan.voice_id, "sample_rate": plan.sample_rate,
-                "engine": plan.engine.name}  # fmt: skip
+    def plan(self, request: SpeechRequest) -> SpeechPlan:
+        """What a request will produce (engine, voice, content type, rate); raises the request's errors before streaming."""
+        return self.synthesizer.plan(request)
 
-    async def stream(self, request: SpeechRequest) -> AsyncIterator[bytes]:
-        """Encoded audio chunks, one per sentence (call with ``handle.options(stream=True)``).
+    async def stream(self, request: SpeechRequest, plan: SpeechPlan) -> AsyncIterator[bytes]:
+        """Encoded audio chunks of ``request`` as :meth:`plan` planned it, one per sentence (call with
+        ``handle.options(stream=True)``).
 
         Sentences are synthesized one at a time in a worker thread, so a
         cancelled call (the client went away) stops after the sentence in
         progress: its thread is left to finish, then closes the synthesizer's
         generator (closing it sooner would fail while it runs).
         """
-        chunks = self.synthesizer.stream(request)
+        chunks = self.synthesizer.stream(request, plan)
         pending: asyncio.Future[Any] | None = None
         self._streams_open += 1
         try:

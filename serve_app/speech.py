@@ -21,12 +21,12 @@ from starlette.types import Receive, Scope, Send
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.voices import FAILED, READY
-from engines.tts.synthesizer import SpeechRequest
+from engines.tts.synthesizer import SpeechPlan, SpeechRequest
 from engines.tts.text import MAX_TEXT_CHARS
 from serve_app.billing import charged
 from serve_app.bodies import parse_model
 from serve_app.owned_voices import VOICE_ID, owned_voice
-from serve_app.schemas.tts import TtsRequest, TtsVoicesQuery
+from serve_app.schemas.tts import NativeVoiceRecord, TtsRequest, TtsVoices, TtsVoicesQuery
 from serve_app.services import Services
 from serve_app.stream_slots import StreamSlot, tts_stream_limit
 
@@ -42,7 +42,7 @@ async def synthesize(services: Services, account: Account, body: TtsRequest) -> 
     """The streamed audio of ``body``, holding one of the account's stream slots until it ends."""
     handle = services.handle("tts")
     speech = await _speech_request(services, account, body)
-    plan: dict[str, Any] = await asyncio.wait_for(handle.plan.remote(speech), services.args.handle_timeout_s)
+    plan: SpeechPlan = await asyncio.wait_for(handle.plan.remote(speech), services.args.handle_timeout_s)
     slot = await services.tts_streams.acquire(account, tts_stream_limit(account))
     try:
         return await _start(services, account, handle, speech, plan, slot)
@@ -51,22 +51,23 @@ async def synthesize(services: Services, account: Account, body: TtsRequest) -> 
         raise
 
 
-async def native_voices(services: Services, query: TtsVoicesQuery) -> dict[str, Any]:
+async def native_voices(services: Services, query: TtsVoicesQuery) -> TtsVoices:
     """The native voices (those speaking ``query.lang``, when given) and every language some voice speaks."""
     voices = await _native_voices(services)
     languages = sorted({lang for v in voices for lang in v["languages"]})
     if query.lang:
         lang = _language(services, query.lang)
         voices = [v for v in voices if lang in v["languages"]]
-    return {"voices": voices, "total": len(voices), "languages": languages}
+    records = [NativeVoiceRecord.model_validate(v) for v in voices]
+    return TtsVoices(voices=records, total=len(records), languages=languages)
 
 
 async def _start(
-    services: Services, account: Account, handle: Any, speech: SpeechRequest, plan: dict[str, Any], slot: StreamSlot
+    services: Services, account: Account, handle: Any, speech: SpeechRequest, plan: SpeechPlan, slot: StreamSlot
 ) -> Response:
     """Charge the quota, start the replica's stream and answer once its first chunk is there."""
     async with charged(services.quotas, account, [("tts_characters", len(speech.text))]):
-        chunks = handle.options(stream=True).stream.remote(speech)
+        chunks = handle.options(stream=True).stream.remote(speech, plan)
         try:  # the first sentence before the headers: a request that cannot be spoken gets a JSON error, not a cut stream
             first = await asyncio.wait_for(chunks.__anext__(), services.args.handle_timeout_s)
         except StopAsyncIteration:
@@ -74,8 +75,8 @@ async def _start(
         except BaseException:
             chunks.cancel()
             raise
-    headers = {"X-Voice": plan["voice"], "X-Sample-Rate": str(plan["sample_rate"]), "Cache-Control": "no-store"}
-    return SpeechStream(first, chunks, slot, media_type=plan["content_type"], headers=headers)
+    headers = {"X-Voice": plan.voice_id, "X-Sample-Rate": str(plan.sample_rate), "Cache-Control": "no-store"}
+    return SpeechStream(first, chunks, slot, media_type=plan.content_type, headers=headers)
 
 
 class SpeechStream(StreamingResponse):

@@ -180,8 +180,9 @@ async def _clone_charged(
     )
     if params.enhance_quality or params.callback_url:
         return await _queue_training(services, account, voice, prepared, params)
-    timeout = services.args.voice_cloner.sync_timeout_s if services.args.voice_cloner else 120.0
-    fitted: FittedVoice = await asyncio.wait_for(cloner.fit.remote(prepared, lang, gender, False), timeout)
+    fitted: FittedVoice = await asyncio.wait_for(
+        cloner.fit.remote(prepared, lang, gender, False), services.args.voice_clone_timeout_s
+    )
     voice = dataclasses.replace(
         voice, status=READY, completed_at=time.time(), quality_score=fitted.quality_score, engine=fitted.engine,
         style=fitted.style,

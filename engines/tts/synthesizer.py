@@ -16,7 +16,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Generator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -30,6 +30,13 @@ from engines.tts.text import lead_clause, sentences
 from engines.tts.voice_table import VoiceTable
 
 log = logging.getLogger(__name__)
+
+#: Defaults of a request that leaves them out (``SpeechRequest`` and the edge's ``TtsRequest``).
+DEFAULT_GENDER: Final = "female"
+DEFAULT_EMOTION: Final = "neutral"
+DEFAULT_EMOTION_INTENSITY: Final = 0.5
+DEFAULT_SPEED: Final = 1.0
+DEFAULT_OUTPUT_FORMAT: Final = "mp3"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,16 +53,30 @@ class SpeechRequest:
     lang: str
     voice: str | None = None
     style: Mapping[str, Any] | None = None
-    gender: str = "female"
-    emotion: str = "neutral"
-    emotion_intensity: float = 0.5
-    speed: float = 1.0
-    output_format: str = "mp3"
+    gender: str = DEFAULT_GENDER
+    emotion: str = DEFAULT_EMOTION
+    emotion_intensity: float = DEFAULT_EMOTION_INTENSITY
+    speed: float = DEFAULT_SPEED
+    output_format: str = DEFAULT_OUTPUT_FORMAT
 
 
 @dataclasses.dataclass(frozen=True)
 class SpeechPlan:
-    engine: TtsEngine
+    """How a request will be spoken, decided once (:meth:`Synthesizer.plan`) and handed to :meth:`Synthesizer.stream`.
+
+    Plain values only, so it crosses a Serve handle: the edge reads the content type, voice and rate for its
+    headers, and the replica streams with it without planning again.
+
+    Attributes:
+        engine: registry name of the engine that speaks it (the replica looks the engine up by it).
+        voice: the engine's native voice id, or the cloned voice's style.
+        voice_id: the native voice id, or ``cloned`` (the ``X-Voice`` header).
+        lang: the language spoken.
+        sample_rate: of the audio sent, in Hz.
+        content_type: of the encoded audio (by the request's output format).
+    """
+
+    engine: str
     voice: str | VoiceStyle
     voice_id: str
     lang: str
@@ -85,7 +106,7 @@ class Synthesizer:
         offered = [v for v in self.catalogue.values() if lang is None or lang in v.languages]
         if lang is None:
             return offered
-        rank = {}
+        rank: dict[str, int] = {}
         for gender in ("female", "male"):
             default = self._table_default(lang, gender)
             measured = ([default.id] if default else []) + self.table.order(lang, gender)
@@ -99,13 +120,14 @@ class Synthesizer:
     def plan(self, request: SpeechRequest) -> SpeechPlan:
         """Engine, voice and language of ``request``; raises InvalidInput / UnsupportedLanguage."""
         if request.style is not None:
-            engine = self.engines.get(str(request.style.get("engine")))
+            name = str(request.style.get("engine"))
+            engine = self.engines.get(name)
             if engine is None or not engine.supports_styles:
                 raise InvalidInput("this cloned voice was made by an engine this service no longer runs")
             if request.lang not in engine.languages():
                 raise UnsupportedLanguage(f"cloned voices cannot speak {request.lang!r}", target=request.lang)
             style = VoiceStyle.from_json(dict(request.style["style"]))
-            return self._plan(engine, style, "cloned", request)
+            return self._plan(name, style, "cloned", request)
         if request.voice is not None:
             native = self.catalogue.get(request.voice)
             if native is None:
@@ -114,37 +136,43 @@ class Synthesizer:
                 raise UnsupportedLanguage(
                     f"voice {request.voice!r} speaks {', '.join(native.languages)}, not {request.lang!r}", target=request.lang
                 )
-            return self._plan(self.engines[native.engine], native.id, native.id, request)
+            return self._plan(native.engine, native.id, native.id, request)
         measured = self._table_default(request.lang, request.gender)
         if measured is not None:
-            return self._plan(self.engines[measured.engine], measured.id, measured.id, request)
-        engine = self._default_engine(request.lang)
-        offered = [v for v in engine.voices() if request.lang in v.languages]
+            return self._plan(measured.engine, measured.id, measured.id, request)
+        name = self._default_engine(request.lang)
+        offered = [v for v in self.engines[name].voices() if request.lang in v.languages]
         chosen = next((v for v in offered if v.gender == request.gender), offered[0])
-        return self._plan(engine, chosen.id, chosen.id, request)
+        return self._plan(name, chosen.id, chosen.id, request)
 
     def _table_default(self, lang: str, gender: str) -> NativeVoice | None:
         """The voice table's default for ``lang`` and ``gender``, when this replica runs it and it speaks ``lang``."""
         voice = self.catalogue.get(self.table.default(lang, gender) or "")
         return voice if voice is not None and lang in voice.languages else None
 
-    def _default_engine(self, lang: str) -> TtsEngine:
+    def _default_engine(self, lang: str) -> str:
+        """The name of the engine that speaks ``lang`` when no voice is given."""
         name = self.defaults.get(lang)
         if name in self.engines and lang in self.engines[name].languages():
-            return self.engines[name]
-        for engine in self.engines.values():
+            return name
+        for name, engine in self.engines.items():
             if lang in engine.languages() and any(lang in v.languages for v in engine.voices()):
-                return engine
+                return name
         raise UnsupportedLanguage(f"no voice speaks {lang!r}", target=lang)
 
-    def _plan(self, engine: TtsEngine, voice: str | VoiceStyle, voice_id: str, request: SpeechRequest) -> SpeechPlan:
-        rate = self.catalogue[voice_id].sample_rate if voice_id in self.catalogue else _style_rate(engine)
+    def _plan(self, engine: str, voice: str | VoiceStyle, voice_id: str, request: SpeechRequest) -> SpeechPlan:
+        rate = self.catalogue[voice_id].sample_rate if voice_id in self.catalogue else _style_rate(self.engines[engine])
         return SpeechPlan(engine, voice, voice_id, request.lang, rate, content_type(request.output_format, rate))
 
     def stream(self, request: SpeechRequest, plan: SpeechPlan | None = None) -> Generator[bytes, None, None]:
         """Encoded audio, one chunk per sentence (then the encoder's tail); the first sentence's first clause
-        comes alone, so the first chunk is ready sooner (``lead_clause``)."""
-        plan = plan or self.plan(request)
+        comes alone, so the first chunk is ready sooner (``lead_clause``).
+
+        ``plan`` is :meth:`plan`'s answer for ``request`` (the edge's, from another call); without it, or when
+        this replica does not run its engine, the request is planned here.
+        """
+        if plan is None or plan.engine not in self.engines:
+            plan = self.plan(request)
         pieces = lead_clause(sentences(request.text, request.lang))
         if not pieces:
             raise InvalidInput("nothing to say: the text has no speakable characters")
@@ -194,7 +222,7 @@ class Synthesizer:
         """One sentence with its prosody (and a cloned voice's pitch and spectral matching), at ``plan.sample_rate``."""
         extra = plan.voice.extra if isinstance(plan.voice, VoiceStyle) else {}
         semitones += float(extra.get("pitch_semitones", 0.0))
-        audio, rate = plan.engine.speak(text, plan.voice, plan.lang, engine_speed(speed, semitones))
+        audio, rate = self.engines[plan.engine].speak(text, plan.voice, plan.lang, engine_speed(speed, semitones))
         if rate != plan.sample_rate:
             import soxr
 

@@ -67,7 +67,8 @@ async def speak(request: Request) -> Response:
 async def list_native_voices(request: Request) -> JSONResponse:
     await authenticate(request)
     query = parse_model(TtsVoicesQuery, dict(request.query_params))
-    return JSONResponse(await native_voices(services_of(request), query))
+    voices = await native_voices(services_of(request), query)
+    return JSONResponse(voices.model_dump(mode="json"))
 
 
 ROUTES = [speak, list_native_voices]

@@ -125,15 +125,14 @@ async def list_voices(request: Request) -> JSONResponse:
         page = await services.voices.page(account.id, status=query.status, lang=lang, limit=query.limit, cursor=query.cursor)
     except ValueError as exc:
         raise ApiError(ErrorKind.INVALID_PARAMETER, f"cursor: {exc}") from None
-    body = {
-        "voices": [v.public() for v in page.voices],
-        "total": page.total,
-        "quota": account.voice_slots,
-        "used": await services.voices.slots_used(account.id),
-    }
-    if page.next_cursor:
-        body["next_cursor"] = page.next_cursor
-    return JSONResponse(body)
+    body = VoiceList(
+        voices=[VoiceObject.model_validate(v.public()) for v in page.voices],
+        total=page.total,
+        quota=account.voice_slots,
+        used=await services.voices.slots_used(account.id),
+        next_cursor=page.next_cursor or None,
+    )
+    return JSONResponse(body.model_dump(mode="json", exclude_none=True))  # absent, not null: no next page, unset fields
 
 
 @api_route("/v1/voice/clone/{voice_id}", "GET", GET_DOC)
@@ -167,7 +166,7 @@ async def delete_voice(request: Request) -> JSONResponse:
     voice = await owned_voice(services, account, request.path_params["voice_id"])
     if not await services.voices.delete(voice):
         raise missing_voice()
-    return JSONResponse({"voice_id": voice.voice_id, "deleted": True})
+    return JSONResponse(VoiceDeleted(voice_id=voice.voice_id, deleted=True).model_dump(mode="json"))
 
 
 ROUTES = [create_voice, list_voices, get_voice, update_voice, delete_voice]

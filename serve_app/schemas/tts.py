@@ -8,7 +8,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
-from engines.tts.synthesizer import SpeechRequest
+from engines.tts.synthesizer import (
+    DEFAULT_EMOTION,
+    DEFAULT_EMOTION_INTENSITY,
+    DEFAULT_GENDER,
+    DEFAULT_OUTPUT_FORMAT,
+    DEFAULT_SPEED,
+    SpeechRequest,
+)
 
 Emotion = Literal["neutral", "happy", "excited", "sad", "angry", "calm", "fearful", "surprised"]
 
@@ -22,11 +29,11 @@ class TtsRequest(BaseModel):
         None, max_length=100, description="A native voice id (GET /v1/tts/voices) or a ready cloned voice_id; default: lang's."
     )
     lang: LanguageCode | None = Field(None, description="Default: the voice's language (required without a voice).")
-    gender: Literal["female", "male"] = Field("female", description="Of the default voice, when no voice is given.")
-    emotion: Emotion = "neutral"
-    emotion_intensity: float = Field(0.5, ge=0.0, le=1.0)
-    speed: float = Field(1.0, ge=0.5, le=2.0)
-    output_format: Literal["mp3", "wav", "ogg", "flac", "pcm"] = "mp3"
+    gender: Literal["female", "male"] = Field(DEFAULT_GENDER, description="Of the default voice, when no voice is given.")
+    emotion: Emotion = DEFAULT_EMOTION
+    emotion_intensity: float = Field(DEFAULT_EMOTION_INTENSITY, ge=0.0, le=1.0)
+    speed: float = Field(DEFAULT_SPEED, ge=0.5, le=2.0)
+    output_format: Literal["mp3", "wav", "ogg", "flac", "pcm"] = DEFAULT_OUTPUT_FORMAT
 
     def to_engine_request(self, lang: str, *, voice: str | None = None, style: Mapping[str, Any] | None = None) -> SpeechRequest:
         """The synthesizer's request once the edge resolved the language and the voice (native id or cloned style)."""

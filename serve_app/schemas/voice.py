@@ -38,15 +38,17 @@ class VoiceError(BaseModel):
 
 
 class VoiceObject(BaseModel):
+    """The voice object of ``Voice.public()``: a field without a value is left out of the JSON, not sent as null."""
+
     voice_id: str
     voice_name: str
     lang: str
     status: VoiceStatus
     gender: str = Field(description="male or female: as given, or estimated from the sample.")
+    created_at: str
     quality_score: float | None = Field(None, description="0–1; absent while processing and when failed.")
     sample_duration: float | None = None
     description: str | None = None
-    created_at: str
     completed_at: str | None = None
     error: VoiceError | None = Field(None, description="When failed: code 3003 and why.")
 
