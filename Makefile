@@ -34,6 +34,7 @@ test-integration: setup
 lint:
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy -p core -p engines -p deployments -p pipelines -p serve_app
 
 bench: setup      ## benchmarks (they start their own service)
 	$(PY) loadtests/bench_api.py

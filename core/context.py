@@ -6,6 +6,10 @@ import contextvars
 import logging
 import re
 import uuid
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ray.serve.context import _RequestContext
 
 HEADER = "X-Request-ID"
 _VALID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
@@ -43,7 +47,7 @@ def adopt_request_id(request_id: str) -> contextvars.Token[str]:
     return token
 
 
-def _serve_context() -> object | None:
+def _serve_context() -> _RequestContext | None:
     try:
         from ray.serve.context import _serve_request_context
     except ImportError:  # pragma: no cover

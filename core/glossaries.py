@@ -24,7 +24,7 @@ import json
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio import Redis
 
@@ -240,7 +240,10 @@ class GlossaryStore:
         chosen: list[tuple[str, float]] = []
         offset = 0
         while len(chosen) <= limit:  # one more than the page tells whether another page follows
-            batch = await self.redis.zrangebyscore(index, low, "+inf", start=offset, num=limit + 1, withscores=True)
+            batch = cast(
+                list[tuple[str, float]],
+                await self.redis.zrangebyscore(index, low, "+inf", start=offset, num=limit + 1, withscores=True),
+            )
             if not batch:
                 break
             offset += len(batch)
@@ -265,7 +268,7 @@ class GlossaryStore:
         QUOTA_EXCEEDED over a cap."""
         record_key = keys.glossary(glossary_id)
         for _ in range(_CAS_ATTEMPTS):
-            raw = await self.redis.get(record_key)
+            raw = cast("str | None", await self.redis.get(record_key))  # decoded responses
             if raw is None:
                 raise _missing(glossary_id)
             record = json.loads(raw)
@@ -296,7 +299,7 @@ class GlossaryStore:
         """Remove the glossary and its name; False when it was already gone."""
         record_key = keys.glossary(glossary_id)
         for _ in range(_CAS_ATTEMPTS):
-            raw = await self.redis.get(record_key)
+            raw = cast("str | None", await self.redis.get(record_key))  # decoded responses
             if raw is None:
                 return False
             record = json.loads(raw)

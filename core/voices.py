@@ -28,7 +28,7 @@ import json
 import time
 import unicodedata
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio import Redis
 
@@ -212,7 +212,7 @@ class VoiceStore:
         return voice
 
     async def get(self, voice_id: str) -> Voice | None:
-        raw = await self.redis.hgetall(keys.voice(voice_id))
+        raw = cast(dict[str, str], await self.redis.hgetall(keys.voice(voice_id)))  # decoded responses
         return Voice.from_redis(raw) if raw else None
 
     async def update(self, voice: Voice, **fields: Any) -> Voice:
@@ -245,7 +245,7 @@ class VoiceStore:
     async def processing_before(self, before: float, *, offset: int = 0, limit: int = 500) -> list[str]:
         """Ids of ``processing`` voices created before ``before``, oldest first: ``limit`` of them from ``offset``."""
         found = await self.redis.zrangebyscore(keys.processing_voices(), "-inf", f"({before}", start=offset, num=limit)
-        return list(found)
+        return list(cast(list[str], found))  # decoded responses
 
     async def rename(self, voice: Voice, voice_name: str | None, description: str | None) -> Voice:
         """Change the name and/or description; raises :class:`VoiceNameTaken`, KeyError when deleted meanwhile."""
@@ -291,7 +291,9 @@ class VoiceStore:
     ) -> VoicePage:
         """The account's voices, oldest first, filtered; ``next_cursor`` continues after the last one."""
         after = decode_cursor(cursor) if cursor else None
-        ids_scores = await self.redis.zrange(keys.account_voices(account_id), 0, -1, withscores=True)
+        ids_scores = cast(
+            list[tuple[str, float]], await self.redis.zrange(keys.account_voices(account_id), 0, -1, withscores=True)
+        )
         async with self.redis.pipeline(transaction=False) as pipe:
             for voice_id, _ in ids_scores:
                 pipe.hgetall(keys.voice(voice_id))

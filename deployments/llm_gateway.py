@@ -25,7 +25,7 @@ import http
 import json
 import logging
 import re
-from typing import Any
+from typing import Any, cast
 
 from ray.serve import Application
 
@@ -70,12 +70,13 @@ def build_gpu_app(args: dict[str, Any]) -> Application:
 def guard_application(app: Application) -> Application:
     """``app`` with its ingress deployment's class replaced by ``guard_ingress`` of it, options and args kept."""
     ingress = app._bound_deployment
-    guarded = Application(ingress.options(func_or_class=guard_ingress(ingress.func_or_class)))
+    ingress_cls = cast(type, ingress.func_or_class)  # Serve types it Callable | str; an ingress deployment is a class
+    guarded = Application(ingress.options(func_or_class=guard_ingress(ingress_cls)))
     router = app._ingress_request_router
     return guarded if router is None else guarded._with_ingress_request_router(router)
 
 
-def guard_ingress(ingress_cls: type) -> type:
+def guard_ingress(ingress_cls: type[Any]) -> type[Any]:
     """A subclass of a Serve ingress class whose ASGI app needs the service key and answers clean errors.
 
     Serve hands every ingress app, given at build time or made at replica

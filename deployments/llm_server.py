@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import threading
-from typing import Any
+from typing import Any, cast
 
 import pydantic
 from ray import serve
@@ -131,7 +131,8 @@ class LLMServer:
 
 def build_app(args: dict[str, Any]) -> Any:
     """Serve application builder named by ``import_path`` in the config."""
-    return LLMServer.bind(LLMServerArgs.model_validate(args).model_dump())
+    # @serve.deployment made LLMServer a Deployment; mypy keeps the decorated class's own type
+    return cast(serve.Deployment, LLMServer).bind(LLMServerArgs.model_validate(args).model_dump())
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -44,6 +44,9 @@ try:  # a capability deployment refused work because its queue is full
 except ImportError:  # pragma: no cover - ray is a hard dependency
     BackPressureError = EngineUnavailable  # type: ignore[misc,assignment]
 
+#: A replica busy, down or dying: the job is retried later.
+_ENGINE_AWAY: tuple[type[BaseException], ...] = (EngineUnavailable, BackPressureError, *REPLICA_GONE)
+
 INTERRUPTED = {"code": "INTERNAL_ERROR", "message": "Processing was interrupted repeatedly; resubmit the task."}
 
 #: Writes ``(stage, progress, estimated_seconds)`` to the task record, best-effort.
@@ -125,7 +128,7 @@ class JobRunner:
         token = adopt_request_id(task.request_id or task.task_id)
         try:
             return await handler.run(task, JobContext(self.services, workdir, self._reporter(task.task_id)))
-        except (EngineUnavailable, BackPressureError, *REPLICA_GONE) as exc:  # a replica busy, down or dying: retry
+        except _ENGINE_AWAY as exc:  # a replica busy, down or dying: retry
             log.warning("task %s: engine unavailable (%s); will retry", task.task_id, exc)
             return RetryLater(type(exc).__name__)
         except Exception as exc:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from typing import cast
 
 from core.specs.video import VideoJobSpec
 from engines.asr.types import Transcript
@@ -33,6 +34,7 @@ from pipelines.subtitles import (
     translate_sentences,
 )
 from pipelines.subtitles.qc import QcReport
+from pipelines.subtitles.segment import SegmentLike
 from pipelines.subtitles.translation import group_sentences
 
 log = logging.getLogger(__name__)
@@ -77,7 +79,9 @@ def glossary_terms(spec: VideoJobSpec, source: str) -> tuple[str, ...]:
 
 
 def _groups(layout: Layout, transcript: Transcript) -> list[tuple[Cue, ...]]:
-    return group_sentences(segment_segments(transcript.segments, layout.source))
+    # ASR segments are frozen, and SegmentLike declares settable attributes: they match it for reading, all it does
+    segments = cast("Sequence[SegmentLike]", transcript.segments)
+    return group_sentences(segment_segments(segments, layout.source))
 
 
 def _sentence(group: tuple[Cue, ...]) -> str:

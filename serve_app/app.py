@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from ray.serve import Application
+from ray.serve import Application, Deployment
 
 from core.settings import AppArgs
+
+
+def _bind(deployment: object, *args: Any) -> Application:
+    """``deployment.bind(*args)``: ``@serve.deployment`` makes each class a :class:`Deployment`, which mypy
+    does not see (it keeps a decorated class's own type)."""
+    return cast(Deployment, deployment).bind(*args)
 
 
 def build_app(args: dict[str, Any]) -> Application:
@@ -25,33 +31,33 @@ def build_app(args: dict[str, Any]) -> Application:
         from deployments.localizer import Localizer
         from deployments.translator import Translator
 
-        handles["translator"] = Translator.bind(config.translator.model_dump())
-        handles["localizer"] = Localizer.bind(handles["translator"])
+        handles["translator"] = _bind(Translator, config.translator.model_dump())
+        handles["localizer"] = _bind(Localizer, handles["translator"])
     if config.grammar is not None:
         from deployments.grammar import Grammar
 
-        handles["grammar"] = Grammar.bind(config.grammar.model_dump())
+        handles["grammar"] = _bind(Grammar, config.grammar.model_dump())
     if config.tts is not None:
         from deployments.tts import TTS
 
-        handles["tts"] = TTS.bind(config.tts.model_dump())
+        handles["tts"] = _bind(TTS, config.tts.model_dump())
     if config.voice_cloner is not None:
         from deployments.voice_cloner import VoiceCloner
 
-        handles["voice_cloner"] = VoiceCloner.bind(config.voice_cloner.model_dump())
+        handles["voice_cloner"] = _bind(VoiceCloner, config.voice_cloner.model_dump())
     if config.asr is not None and config.translator is not None:
         from deployments.asr import ASR
 
-        handles["asr"] = ASR.bind(config.asr.model_dump())
+        handles["asr"] = _bind(ASR, config.asr.model_dump())
         if config.diarizer is not None:
             from deployments.diarizer import Diarizer
 
-            handles["diarizer"] = Diarizer.bind(config.diarizer.model_dump())
+            handles["diarizer"] = _bind(Diarizer, config.diarizer.model_dump())
     if "asr" in handles or "voice_cloner" in handles:  # the job worker runs video tasks and voice trainings
         from pipelines.worker import JobWorker
 
         worker_handles = {
             name: handles[name] for name in ("asr", "translator", "voice_cloner", "diarizer", "tts") if name in handles
         }
-        handles["worker"] = JobWorker.bind(config.model_dump(), worker_handles)
-    return Ingress.bind(config.model_dump(), handles)
+        handles["worker"] = _bind(JobWorker, config.model_dump(), worker_handles)
+    return _bind(Ingress, config.model_dump(), handles)

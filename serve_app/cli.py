@@ -153,11 +153,11 @@ async def _run(args: argparse.Namespace) -> dict[str, Any] | str:
 async def _dispatch(args: argparse.Namespace, store: AccountStore, redis: Redis) -> dict[str, Any] | str:
     key = (args.cmd, getattr(args, "action", None))
     if key == ("account", "create"):
-        account = await store.create(args.name)
-        _apply_limits(account, args)
-        await store.update(account)
-        issued = await store.issue_token(account)
-        return {**_public(account), "token": issued.token, "token_id": issued.token_id, "signing_secret": account.signing_secret}
+        created = await store.create(args.name)
+        _apply_limits(created, args)
+        await store.update(created)
+        issued = await store.issue_token(created)
+        return {**_public(created), "token": issued.token, "token_id": issued.token_id, "signing_secret": created.signing_secret}
     if key == ("account", "ensure"):
         try:
             return _public(await store.find(args.name))

@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from typing import cast
 
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
 from core import keys
+
+#: A stream entry as the decoded client returns it: message id and fields (None once deleted from the stream).
+_Entry = tuple[str, dict[str, str] | None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +79,10 @@ class JobQueue:
         job = await self._reclaim(consumer)
         if job is not None:
             return job
-        reply = await self.redis.xreadgroup(keys.JOB_GROUP, consumer, {self.stream: ">"}, count=1, block=block_ms)
+        reply = cast(  # RESP2, decoded: [stream name, entries] per stream read, None when none came
+            "list[tuple[str, list[_Entry]]] | None",
+            await self.redis.xreadgroup(keys.JOB_GROUP, consumer, {self.stream: ">"}, count=1, block=block_ms),
+        )
         for _stream, messages in reply or []:
             for message_id, fields in messages:
                 if fields:

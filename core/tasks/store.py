@@ -24,7 +24,7 @@ import logging
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.client import Pipeline
@@ -35,6 +35,9 @@ from core.redis import TRANSIENT, until_redis_answers
 from core.tasks.model import InvalidTransition, Task, TaskState, apply_transition
 
 log = logging.getLogger("mediatrans.tasks")
+
+#: Why a progress report may go unwritten (Redis away, the task gone or no longer processing).
+_REPORT_SKIPPED: tuple[type[Exception], ...] = (*TRANSIENT, KeyError, InvalidTransition)
 
 
 # KEYS: task hash, account index, job stream, pending index, the account's pending set of this kind,
@@ -167,7 +170,7 @@ class TaskStore:
         return task
 
     async def get(self, task_id: str) -> Task | None:
-        raw = await self.redis.hgetall(keys.task(task_id))
+        raw = cast(dict[str, str], await self.redis.hgetall(keys.task(task_id)))  # decoded responses
         return await self.load(raw) if raw else None
 
     async def load(self, raw: dict[str, str] | list[str]) -> Task:
@@ -188,13 +191,14 @@ class TaskStore:
         key = keys.task(task_id)
 
         async def move(pipe: Pipeline) -> Task:
-            raw = await pipe.hgetall(key)
+            raw = cast(dict[str, str], await pipe.hgetall(key))
             if not raw:
                 raise KeyError(task_id)
             task = Task.from_redis(raw)
             apply_transition(task, status, dict(fields), time.time())
             pipe.multi()
-            pipe.hset(key, mapping=task.to_redis())
+            # redis-py types ``mapping`` as Mapping[FieldT, ...], whose invariant key refuses a dict[str, str]
+            pipe.hset(key, mapping=task.to_redis())  # type: ignore[arg-type]
             if status.terminal:
                 pipe.zrem(keys.pending_tasks(), task_id)
                 pipe.zrem(keys.account_pending_tasks(task.account_id, task.kind), task_id)
@@ -215,7 +219,7 @@ class TaskStore:
         """Best-effort progress of a processing task; False when it was not written."""
         try:
             await self.transition(task_id, TaskState.PROCESSING, **fields)
-        except (*TRANSIENT, KeyError, InvalidTransition) as exc:
+        except _REPORT_SKIPPED as exc:
             log.warning("task %s: progress not recorded (%s)", task_id, exc)
             return False
         return True
@@ -239,7 +243,7 @@ class TaskStore:
         its task record survives. Tasks created in the last ``older_than_s``
         seconds are left alone. Returns the ids of requeued tasks.
         """
-        ids = await self.redis.zrangebyscore(keys.pending_tasks(), "-inf", time.time() - older_than_s)
+        ids = cast(list[str], await self.redis.zrangebyscore(keys.pending_tasks(), "-inf", time.time() - older_than_s))
         requeued: list[str] = []
         for task_id in ids:
             kind = json.loads(await self.redis.hget(keys.task(task_id), "kind") or '"video"')

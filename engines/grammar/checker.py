@@ -21,7 +21,7 @@ from engines.grammar.base import GrammarEngine
 from engines.grammar.detect import LanguageDetector
 from engines.grammar.merge import corrected, quality_score, select
 from engines.grammar.text import chunks, words
-from engines.grammar.types import ISSUE_TYPES, CheckOptions, Domain, Issue, Rule, Severity
+from engines.grammar.types import ISSUE_TYPES, CheckOptions, Domain, Issue, IssueType, Rule, Severity
 
 #: Chunk size and pool threads when the deployment's settings give none (``GrammarArgs`` reads these).
 DEFAULT_CHUNK_CHARS = 2000
@@ -151,7 +151,7 @@ class GrammarChecker:
         spellers = frozenset(e.name for e in self.engines if e.name in SPELLING_ENGINES and _spells(e, options.lang))
         return precision.apply(typed, text, options.lang, spellers)
 
-    def _type_of(self, issue: Issue) -> str:
+    def _type_of(self, issue: Issue) -> IssueType:
         """A shared check has one type, our catalogue's, whichever engine finds it (by its id or the ids it is an instance of)."""
         for rule_id in (issue.rule_id, *issue.also):
             if rule_id in self._types:

@@ -182,13 +182,13 @@ class LingoTweakerEngine(GrammarEngine):
         """The language's running worker, marked busy (a busy language is never stopped)."""
         state = self._language(code)
         with self._registry:
-            if not state.worker.alive:  # it died (or was stopped): start it again
+            alive = state.worker.alive
+            if not alive:  # it died (or was stopped): start it again
                 self._loaded.pop(lt_code(code), None)
-                state = None
             else:
                 state.busy += 1
                 state.last_used = time.monotonic()
-        return state if state is not None else self._acquire(code)
+        return state if alive else self._acquire(code)
 
     def _language(self, code: str) -> _Language:
         key = lt_code(code)  # variants with the same rules (fr-CA, es-MX) share a worker

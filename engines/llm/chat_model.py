@@ -13,9 +13,12 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 from engines.llm.batched import BatchedLlama
 from engines.llm.completion import Generated
@@ -81,7 +84,9 @@ class ChatModel:
 
     def prompt_tokens(self, messages: list[dict[str, Any]]) -> list[int]:
         """The model's token sequence for a conversation, ready for the assistant turn."""
-        return self.runner.tokenize(self._formatter(messages=messages).prompt)
+        # OpenAI-shaped message dicts: the formatter reads them as llama_cpp's message TypedDicts
+        chat = cast("list[ChatCompletionRequestMessage]", messages)
+        return self.runner.tokenize(self._formatter(messages=chat).prompt)
 
     def submit(
         self,

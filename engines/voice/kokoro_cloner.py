@@ -148,7 +148,7 @@ class KokoroCloner(VoiceCloneEngine):
         """Pitch and spectral matching (:mod:`.matching`), each kept only where the fit encoder scores it higher."""
         semitones = pitch_offset(sample, PREPARED_RATE, probe, SAMPLE_RATE)
         gains = eq_curve(sample, PREPARED_RATE, probe, SAMPLE_RATE)
-        options = {
+        options: dict[str, tuple[dict[str, Any], np.ndarray]] = {
             "pitch": ({"pitch_semitones": round(semitones, 2)}, matched_probe(probe, SAMPLE_RATE, semitones, [], PREPARED_RATE)),
             "eq": ({"eq_db": gains, "eq_rate": PREPARED_RATE}, matched_probe(probe, SAMPLE_RATE, 0.0, gains, PREPARED_RATE)),
             "both": (

@@ -73,8 +73,8 @@ class GlossaryUpdate(BaseModel):
 
     model_config = _JSON_BODY
 
-    name: str = Field(None, min_length=1, max_length=64, json_schema_extra=_omit_default)  # type: ignore[assignment]
-    entries: list[GlossaryEntry] = Field(None, max_length=MAX_ENTRIES, json_schema_extra=_omit_default)  # type: ignore[assignment]
+    name: str = Field(None, min_length=1, max_length=64, json_schema_extra=_omit_default)  # type: ignore[assignment,arg-type]
+    entries: list[GlossaryEntry] = Field(None, max_length=MAX_ENTRIES, json_schema_extra=_omit_default)  # type: ignore[assignment,arg-type]
     case_sensitive: bool = Field(None, json_schema_extra=_omit_default)  # type: ignore[assignment]
     description: str | None = Field(None, max_length=200)
 
