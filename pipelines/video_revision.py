@@ -1,7 +1,8 @@
 """A revision of a video task: its parent's stored transcript, edited, rendered again (docs/video-revisions.md).
 
-No recognition and no diarization: the edits (``core.specs.transcript.apply_edits``) are applied to the
-parent's segments; a segment whose source changed is translated again (the task's glossary applied,
+No recognition and no diarization: the edits (``VideoJobSpec.revision``, checked when the revision was
+submitted) are applied here, the one place an edited transcript is built (``core.specs.transcript.apply_edits``),
+to the parent's segments; a segment whose source changed is translated again (the task's glossary applied,
 its neighbours as context) unless the edit gives its translation; subtitles are laid out by the usual
 rules; a dub is spoken again from the parent's voices. The source video is fetched only to burn or dub.
 The revision stores its own transcript, so it can be revised in turn.
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from core.files.base import FileStoreError
-from core.specs.revision import RevisionOf
 from core.specs.transcript import InvalidEdit, StoredTranscript, apply_edits
 from core.specs.video import UploadSource, VideoJobSpec
 from engines.errors import EngineUnavailable, InvalidInput
@@ -34,7 +34,9 @@ SOURCE_GONE = "the task's uploaded video is no longer kept: only subtitle files 
 
 async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
     """Run a revision; returns the task ``result`` object (the shape of any video task's)."""
-    revision = RevisionOf.model_validate(spec.revision)
+    revision = spec.revision
+    if revision is None:
+        raise ValueError("revise_video runs revisions only (VideoJobSpec.revision is None)")
     await progress.enter("validating")
     parent = await deps.load_transcript(revision.parent_task_id) if deps.load_transcript is not None else None
     if parent is None:

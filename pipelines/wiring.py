@@ -7,6 +7,7 @@ import dataclasses
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +28,7 @@ from pipelines.dubbing.dubber import DubbingDeps
 from pipelines.dubbing.line_audio import LineAudio
 from pipelines.dubbing.wiring import dubbing_deps
 from pipelines.services import WorkerServices
-from pipelines.video_translation import PipelineDeps
+from pipelines.video_translation import PipelineDeps, Transcribe
 
 
 def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> PipelineDeps:
@@ -39,15 +40,57 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         target_chunk_s=args.asr.target_chunk_s, max_chunk_s=args.asr.max_chunk_s, concurrency=args.asr.chunk_concurrency
     )
 
+    async def detect_language(audio: np.ndarray) -> tuple[str, float]:
+        result: tuple[str, float] = await asr.detect_language.remote(audio)
+        return result
+
+    async def translate(request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:
+        result: TranslationResult = await translator.translate.remote(request, glossary)
+        return result
+
+    async def summarize(sentences: list[str], language: str) -> str | None:
+        summary: str | None = await translator.summarize.remote(sentences, language)
+        return summary
+
+    async def pairs() -> frozenset[tuple[str, str]]:
+        return (await translator.capabilities.remote()).translation_pairs
+
+    return PipelineDeps(
+        _obtainer(services),
+        _admitter(services, task, spec),
+        detect_language,
+        _transcriber(asr, chunking),
+        translate,
+        pairs,
+        _publisher(services, task),
+        timeout_s=args.worker.step_timeout_s,
+        summarize=summarize,
+        diarize=_diarize(services),
+        dubbing=_with_line_audio(dubbing_deps(services), services, task, spec),
+        load_transcript=lambda task_id: read_transcript(services.files, task_id),
+    )
+
+
+def _obtainer(services: WorkerServices) -> Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]:
+    """Puts the video in the run's folder: an upload from the file store, a URL downloaded under the URL policy."""
+
     async def obtain(source: UploadSource | UrlSource, workdir: Path) -> Path:
         dest = workdir / "source"
         if isinstance(source, UploadSource):
             return await services.files.fetch(source.key, dest)
         await download(
-            source.url, dest, policy=services.url_policy, max_bytes=MAX_VIDEO_BYTES, timeout_s=args.worker.fetch_timeout_s
+            source.url,
+            dest,
+            policy=services.url_policy,
+            max_bytes=MAX_VIDEO_BYTES,
+            timeout_s=services.args.worker.fetch_timeout_s,
         )
         return dest
 
+    return obtain
+
+
+def _admitter(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Callable[[MediaInfo], Awaitable[None]]:
     async def admit(info: MediaInfo) -> None:
         """A fetched URL's minutes and feature extras are charged once its duration is known (uploads paid at submission)."""
         if not isinstance(spec.source, UrlSource):
@@ -59,9 +102,11 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         for metric, amount in charges:
             await services.quotas.consume_once(account, metric, amount, charge_id=task.task_id)
 
-    async def detect_language(audio: np.ndarray) -> tuple[str, float]:
-        result: tuple[str, float] = await asr.detect_language.remote(audio)
-        return result
+    return admit
+
+
+def _transcriber(asr: Any, chunking: ChunkedAsrOptions) -> Transcribe:
+    """Speech to text on the ASR deployment: one call for a short audio, else chunks in parallel (Ray Data)."""
 
     async def transcribe(
         audio: np.ndarray,
@@ -90,43 +135,25 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
             on_prefix=prefix,
         )
 
-    async def translate(request: TranslationRequest, glossary: Glossary | None) -> TranslationResult:
-        result: TranslationResult = await translator.translate.remote(request, glossary)
-        return result
+    return transcribe
 
-    async def summarize(sentences: list[str], language: str) -> str | None:
-        summary: str | None = await translator.summarize.remote(sentences, language)
-        return summary
 
-    async def pairs() -> frozenset[tuple[str, str]]:
-        return (await translator.capabilities.remote()).translation_pairs
+def _publisher(services: WorkerServices, task: Task) -> Callable[[Path, str, str], Awaitable[str]]:
+    """Stores an output in the task's folder, counts it in the account's storage, and answers its signed URL."""
 
     async def publish(path: Path, name: str, content_type: str) -> str:
         stored = await services.files.put(task.task_id, name, path, content_type, consume=True)  # workdir is discarded
         await services.tasks.record_output(task.account_id, stored.key, stored.size)
         return services.files.url(stored.key, services.files.expires_for(time.time()))
 
-    return PipelineDeps(
-        obtain,
-        admit,
-        detect_language,
-        transcribe,
-        translate,
-        pairs,
-        publish,
-        timeout_s=args.worker.step_timeout_s,
-        summarize=summarize,
-        diarize=_diarize(services),
-        dubbing=_with_line_audio(dubbing_deps(services), services, task, spec),
-        load_transcript=lambda task_id: read_transcript(services.files, task_id),
-    )
+    return publish
 
 
 def _with_line_audio(deps: DubbingDeps | None, services: WorkerServices, task: Task, spec: VideoJobSpec) -> DubbingDeps | None:
     """Spoken lines kept in the folder of the task that recognized the video (its revisions share them)."""
     if deps is None:
         return None
-    folder = str(spec.revision["root_task_id"]) if spec.revision else task.task_id
+    folder = spec.revision.root_task_id if spec.revision else task.task_id
 
     async def record(key: str, size: int) -> None:
         await services.tasks.record_output(task.account_id, key, size)

@@ -15,8 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
+from core.specs.revision_of import RevisionOf
 from core.specs.transcript import MAX_EDITS, SegmentEdit
 from core.specs.video import LAYOUT_FIELDS, VideoJobSpec, VideoOptions
+
+__all__ = ["REVISABLE", "ReviseRequest", "RevisionOf", "revision_spec"]
 
 #: Submission fields a revision may set; the others stay the parent's.
 REVISABLE = (
@@ -43,7 +46,7 @@ REVISABLE = (
 def _optional(name: str) -> tuple[Any, FieldInfo]:
     info = VideoOptions.model_fields[name]
     described = info.description or ""
-    return info.annotation | None, FieldInfo.merge_field_infos(  # type: ignore[return-value]
+    return info.annotation | None, FieldInfo.merge_field_infos(  # type: ignore[return-value,operator]
         info, default=None, description=f"{described} Omitted: the parent task's.".strip()
     )
 
@@ -65,15 +68,6 @@ class ReviseRequest(_ReviseOptions):  # type: ignore[misc,valid-type]
         return {name: getattr(self, name) for name in REVISABLE if getattr(self, name) is not None}
 
 
-class RevisionOf(BaseModel):
-    """What makes a video task a revision: its parent, its place in the chain and its edits."""
-
-    parent_task_id: str
-    root_task_id: str
-    number: int = Field(ge=1)
-    edits: list[SegmentEdit]
-
-
 def revision_spec(parent: VideoJobSpec, request: ReviseRequest, revision: RevisionOf) -> VideoJobSpec:
     """The revision task's spec: the parent's, with the output choices given and the revision.
 
@@ -87,6 +81,6 @@ def revision_spec(parent: VideoJobSpec, request: ReviseRequest, revision: Revisi
         "callback_url": None,
         **choices,
         "explicit_layout": explicit,
-        "revision": revision.model_dump(mode="json"),
+        "revision": revision,
     }
     return VideoJobSpec.model_validate(data)

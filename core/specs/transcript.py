@@ -5,12 +5,19 @@ rendered them from (``transcript.json`` in the task's folder of the file store):
 translated sentence, with a stable ``id``, its span, speaker, recognized ``source``, ``translation``
 and the subtitle cues of the source that the translation is laid over. ``GET …/transcript`` shows it;
 ``POST …/revise`` starts a task that applies :class:`SegmentEdit` s to it and renders again, without
-recognizing again. :func:`apply_edits` is the one place edits are checked and applied: the route calls
-it to refuse bad edits at once, the worker to build what it renders.
+recognizing again.
+
+Edits are checked in one place and applied in one place. :func:`check_edits` refuses bad edits and says
+what each changes (:class:`EditPlan`: the changed fields and new times) without building an edited
+transcript: the edge calls it to answer at once and to bill and estimate the revision from the plan.
+:func:`apply_edits` builds the edited transcript from that plan, and only the worker calls it, for what it
+renders. The task carries only the edits (``VideoJobSpec.revision``); the parent's transcript is immutable,
+so the worker's plan is the edge's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import tempfile
@@ -172,19 +179,34 @@ class InvalidEdit(ValueError):
 Changes = dict[str, set[str]]
 
 
-def apply_edits(transcript: StoredTranscript, edits: list[SegmentEdit]) -> tuple[StoredTranscript, Changes]:
-    """The transcript with ``edits`` applied, and what changed per segment id.
+@dataclasses.dataclass(frozen=True)
+class EditPlan:
+    """What checked edits change, without the edited transcript.
 
-    A new source without a new translation leaves the old translation for the worker to replace; times
-    move the segment's cues with it (scaled to the new span). Segments keep their order: after the edits
-    each must start before it ends, inside the processed range, and not before the previous one ends.
-    Raises :class:`InvalidEdit` with a message naming the segment.
+    Attributes:
+        changes: per segment id, what its edit changes (edits that change nothing are left out).
+        times: the new ``(start, end)`` of each segment whose times change.
+    """
+
+    changes: Changes
+    times: dict[str, tuple[float, float]]
+
+    def span_of(self, segment: SegmentRecord) -> tuple[float, float]:
+        """The segment's times once the edits are applied."""
+        return self.times.get(segment.id, (segment.start, segment.end))
+
+
+def check_edits(transcript: StoredTranscript, edits: list[SegmentEdit]) -> EditPlan:
+    """What ``edits`` change in ``transcript``; raises :class:`InvalidEdit` (naming the segment) for a bad one.
+
+    Segments keep their order: after the edits each moved one must start before it ends, inside the
+    processed range, and not before the previous one ends.
     """
     if not edits:
         raise InvalidEdit("segments must list at least one edit")
-    by_id = {s.id: i for i, s in enumerate(transcript.segments)}
-    segments = list(transcript.segments)
+    by_id = {s.id: s for s in transcript.segments}
     changes: Changes = {}
+    times: dict[str, tuple[float, float]] = {}
     for edit in edits:
         if edit.id not in by_id:
             raise InvalidEdit(f"segment {edit.id!r} is not in the transcript")
@@ -192,53 +214,83 @@ def apply_edits(transcript: StoredTranscript, edits: list[SegmentEdit]) -> tuple
             raise InvalidEdit(f"segment {edit.id!r} is edited twice")
         if edit.speaker is not None and not transcript.speaker_labels:
             raise InvalidEdit(f"segment {edit.id!r}: speaker needs a task with enable_diarization")
-        index = by_id[edit.id]
-        segments[index], changes[edit.id] = _edited(segments[index], edit)
-    for index, segment in enumerate(segments):
-        if "times" in changes.get(segment.id, set()):
-            _check_times(segments, index, transcript.span)
-    return transcript.model_copy(update={"segments": segments}), {k: v for k, v in changes.items() if v}
+        changes[edit.id], moved = _changed(by_id[edit.id], edit)
+        if moved is not None:
+            times[edit.id] = moved
+    plan = EditPlan({k: v for k, v in changes.items() if v}, times)
+    spans = [(s.id, *plan.span_of(s)) for s in transcript.segments]
+    for index, (segment_id, _, _) in enumerate(spans):
+        if segment_id in times:
+            _check_times(spans, index, transcript.span)
+    return plan
 
 
-def _check_times(segments: list[SegmentRecord], index: int, span: tuple[float, float]) -> None:
+def apply_edits(transcript: StoredTranscript, edits: list[SegmentEdit]) -> tuple[StoredTranscript, Changes]:
+    """The transcript with ``edits`` applied (checked by :func:`check_edits`), and what changed per segment id.
+
+    A new source without a new translation leaves the old translation for the worker to replace; times
+    move the segment's cues with it (scaled to the new span). Raises :class:`InvalidEdit` like :func:`check_edits`.
+    """
+    plan = check_edits(transcript, edits)
+    by_edit = {edit.id: edit for edit in edits}
+    segments = [
+        _edited(s, by_edit[s.id], plan.changes[s.id], plan.span_of(s)) if s.id in plan.changes else s for s in transcript.segments
+    ]
+    return transcript.model_copy(update={"segments": segments}), plan.changes
+
+
+def _check_times(spans: list[tuple[str, float, float]], index: int, span: tuple[float, float]) -> None:
     """A segment with new times starts before it ends, inside the processed range, between its neighbours.
 
     Only moved segments are checked: recognized times are what they are (chunk joins may overlap by a few ms).
     """
-    segment = segments[index]
-    if segment.end - segment.start < EPSILON_S:
-        raise InvalidEdit(f"segment {segment.id!r} must start before it ends ({segment.start:g} ≥ {segment.end:g} s)")
-    if segment.start < span[0] - EPSILON_S or segment.end > span[1] + EPSILON_S:
+    segment_id, start, end = spans[index]
+    if end - start < EPSILON_S:
+        raise InvalidEdit(f"segment {segment_id!r} must start before it ends ({start:g} ≥ {end:g} s)")
+    if start < span[0] - EPSILON_S or end > span[1] + EPSILON_S:
         raise InvalidEdit(
-            f"segment {segment.id!r} ({segment.start:g}–{segment.end:g} s) is outside the video's processed range "
-            f"({span[0]:g}–{span[1]:g} s)"
+            f"segment {segment_id!r} ({start:g}–{end:g} s) is outside the video's processed range ({span[0]:g}–{span[1]:g} s)"
         )
-    if index > 0 and segment.start < segments[index - 1].end - EPSILON_S:
-        raise InvalidEdit(f"segment {segment.id!r} starts at {segment.start:g} s, before the previous one ends")
-    if index + 1 < len(segments) and segment.end > segments[index + 1].start + EPSILON_S:
-        raise InvalidEdit(f"segment {segment.id!r} ends at {segment.end:g} s, after the next one starts")
+    if index > 0 and start < spans[index - 1][2] - EPSILON_S:
+        raise InvalidEdit(f"segment {segment_id!r} starts at {start:g} s, before the previous one ends")
+    if index + 1 < len(spans) and end > spans[index + 1][1] + EPSILON_S:
+        raise InvalidEdit(f"segment {segment_id!r} ends at {end:g} s, after the next one starts")
 
 
-def _edited(segment: SegmentRecord, edit: SegmentEdit) -> tuple[SegmentRecord, set[str]]:
-    update: dict[str, Any] = {}
+def _changed(segment: SegmentRecord, edit: SegmentEdit) -> tuple[set[str], tuple[float, float] | None]:
+    """What ``edit`` changes in ``segment``, and its new times when they change."""
     changed: set[str] = set()
     if edit.source is not None and edit.source != segment.source:
-        update["source"], changed = edit.source, changed | {"source"}
-        update["words"] = []  # the recognized words no longer say what the segment says
+        changed.add("source")
     if edit.translation is not None and edit.translation != segment.translation:
-        update["translation"], changed = edit.translation, changed | {"translation"}
-        update["full_translation"] = None
+        changed.add("translation")
     if edit.speaker is not None and edit.speaker != segment.speaker:
-        update["speaker"], changed = edit.speaker, changed | {"speaker"}
-        update["cues"] = [c.model_copy(update={"speaker": edit.speaker}) for c in segment.cues]
+        changed.add("speaker")
     start = segment.start if edit.start is None else edit.start
     end = segment.end if edit.end is None else edit.end
     if abs(start - segment.start) > EPSILON_S or abs(end - segment.end) > EPSILON_S:
         changed.add("times")
+        return changed, (start, end)
+    return changed, None
+
+
+def _edited(segment: SegmentRecord, edit: SegmentEdit, changed: set[str], times: tuple[float, float]) -> SegmentRecord:
+    update: dict[str, Any] = {}
+    if "source" in changed:
+        update["source"] = edit.source
+        update["words"] = []  # the recognized words no longer say what the segment says
+    if "translation" in changed:
+        update["translation"] = edit.translation
+        update["full_translation"] = None
+    if "speaker" in changed:
+        update["speaker"] = edit.speaker
+        update["cues"] = [c.model_copy(update={"speaker": edit.speaker}) for c in segment.cues]
+    if "times" in changed:
+        start, end = times
         update["cues"] = _moved(update.get("cues", segment.cues), segment.start, segment.end, start, end)
         update["words"] = []
         update["start"], update["end"] = start, end
-    return segment.model_copy(update=update), changed
+    return segment.model_copy(update=update)
 
 
 def _moved(cues: list[CueRecord], old_start: float, old_end: float, start: float, end: float) -> list[CueRecord]:

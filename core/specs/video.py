@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE, LanguageCode
+from core.specs.revision_of import RevisionOf
 from engines.media.probe import MAX_BYTES, MAX_DURATION_S
 from engines.translation.glossary import Glossary
 
@@ -199,8 +200,8 @@ class VideoJobSpec(VideoOptions):
     media_seconds: float | None = None
     #: Layout fields (``LAYOUT_FIELDS``) the request gave: their values win over the preset's.
     explicit_layout: list[str] = Field(default_factory=list)
-    #: A revision's parent and edits (core/specs/revision.py, ``RevisionOf``); None for a task that recognizes.
-    revision: dict[str, Any] | None = None
+    #: A revision's parent and edits; None for a task that recognizes.
+    revision: RevisionOf | None = None
 
     def stored(self) -> dict[str, Any]:
         """The JSON-ready form kept in the task record."""

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import caps, keys
+from core import caps
 from core.accounts import Account
 from core.context import request_id_var
-from core.errors import ApiError, ErrorKind
+from core.errors import ErrorKind
 from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
-from core.tasks import Task, iso
-from serve_app.auth import authenticate, authenticate_and_read, require_owner, services_of
+from core.tasks import iso
+from serve_app.auth import authenticate, services_of
 from serve_app.billing import charged
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
@@ -21,8 +19,7 @@ from serve_app.schemas.video import SubmitResponse, TaskRecord, VideoTranslatePa
 from serve_app.services import Services
 from serve_app.uploads import FormBody, read_form
 from serve_app.video_submit import Submission, discard, upload_dir, validate_submission
-
-TASK_ID = re.compile(r"[0-9a-f]{32}")
+from serve_app.video_tasks import owned_task
 
 GET_DOC = RouteDoc(
     summary="Read a video translation task",
@@ -36,20 +33,8 @@ GET_DOC = RouteDoc(
 @api_route("/v1/video/task/{task_id}", "GET", GET_DOC)
 async def get_task(request: Request) -> JSONResponse:
     _, task = await owned_task(request)
-    return JSONResponse(task.public())
-
-
-async def owned_task(request: Request, kind: str | None = None) -> tuple[Account, Task]:
-    """The caller and the task of the path's ``task_id``; NOT_FOUND when missing, another account's, or not ``kind``."""
-    task_id = request.path_params["task_id"]
-    # Only a well-formed id becomes a key (it is read inside the authentication script).
-    reads = [keys.task(task_id)] if TASK_ID.fullmatch(task_id) else []
-    account, values = await authenticate_and_read(request, reads)
-    task = await services_of(request).tasks.load(values[0]) if values and values[0] else None
-    if task is None or (kind is not None and task.kind != kind):
-        raise ApiError(ErrorKind.NOT_FOUND, "No such task.")
-    require_owner(account, task.account_id, "task", hide=True)
-    return account, task
+    # A key whose field does not apply to the task is absent from the record, never null.
+    return JSONResponse(TaskRecord.model_validate(task.public()).model_dump(mode="json", exclude_none=True))
 
 
 SUBMIT_DOC = RouteDoc(
@@ -115,13 +100,10 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
             estimated_seconds=estimate,
             limits=caps.resolve(account),
         )
-    body = {
-        "task_id": task.task_id,
-        "status": task.status.value,
-        "created_at": iso(task.created_at),
-        "estimated_seconds": estimate,
-    }
-    return JSONResponse(body)
+    body = SubmitResponse(
+        task_id=task.task_id, status=task.status.value, created_at=iso(task.created_at), estimated_seconds=estimate
+    )
+    return JSONResponse(body.model_dump(mode="json"))
 
 
 async def _store_source(services: Services, form: FormBody, submission: Submission) -> UploadSource | UrlSource:

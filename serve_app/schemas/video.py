@@ -15,17 +15,22 @@ class TaskError(BaseModel):
 
 
 class TaskRecord(BaseModel):
+    """The body of ``GET /v1/video/task/{id}``: a field that does not apply to the task is left out (never null).
+
+    Fields are in the order the record sends them (``core.tasks.Task.public``).
+    """
+
     task_id: str
     status: str = Field(description="queued, processing, completed, failed or expired")
     progress: int
-    stage: str | None = None
-    estimated_seconds: int | None = None
     created_at: str
-    completed_at: str | None = None
-    result: dict[str, Any] | None = None
-    error: TaskError | None = None
     parent_task_id: str | None = Field(None, description="A revision's parent task (extension).")
     revision: int | None = Field(None, description="A revision's number in its chain, 1 for the first (extension).")
+    estimated_seconds: int | None = None
+    stage: str | None = None
+    result: dict[str, Any] | None = None
+    completed_at: str | None = None
+    error: TaskError | None = None
 
 
 class VideoTranslateParams(VideoOptions):

@@ -128,7 +128,7 @@ def test_a_revision_keeps_the_parents_recognition_and_takes_the_output_choices_g
     spec = revision_spec(parent, request, revision)
     assert spec.output_format == "vtt" and spec.target_lang == "es" and spec.source == parent.source
     assert spec.callback_url is None  # the parent's callback is not called for its revisions
-    assert spec.revision is not None and spec.revision["parent_task_id"] == "b" * 32
+    assert spec.revision is not None and spec.revision.parent_task_id == "b" * 32
     with pytest.raises(ValidationError):  # a recognition choice is not a revision's to change
         ReviseRequest.model_validate({"segments": [{"id": "s1", "translation": "x"}], "target_lang": "fr"})
     with pytest.raises(ValidationError):
