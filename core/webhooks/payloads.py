@@ -5,10 +5,17 @@ the callback URL string, keyed with the account's signing secret>``. It
 proves that the request comes from this service *for that URL*; it does not
 cover the body, so a receiver should treat the body as a hint and read the
 task (``GET /v1/video/task/{id}``) before acting on money or data.
+
+Beside it, every attempt carries the Standard Webhooks headers (an extension,
+docs/webhooks.md), which do sign the body: ``webhook-id`` (the delivery id),
+``webhook-timestamp`` (Unix seconds of the attempt) and ``webhook-signature:
+v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">``, keyed with the same
+signing secret as UTF-8 bytes. See :func:`standard_headers`.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import random
@@ -23,6 +30,22 @@ def sign(callback_url: str, secret: str) -> str:
     """``sha256=<lowercase hex HMAC-SHA256 of callback_url keyed with secret>`` (contract section 6)."""
     digest = hmac.new(secret.encode(), callback_url.encode(), hashlib.sha256).hexdigest()
     return f"sha256={digest}"
+
+
+def standard_signature(webhook_id: str, timestamp: int, body: bytes, secret: str) -> str:
+    """``v1,<base64 HMAC-SHA256 of "{webhook_id}.{timestamp}.{body}">`` keyed with ``secret`` as UTF-8 bytes."""
+    message = f"{webhook_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret.encode(), message, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
+
+
+def standard_headers(webhook_id: str, timestamp: int, body: bytes, secret: str) -> dict[str, str]:
+    """The Standard Webhooks headers of one attempt that sends exactly ``body``."""
+    return {
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": standard_signature(webhook_id, timestamp, body, secret),
+    }
 
 
 def completion_payload(task: Task) -> dict[str, Any]:

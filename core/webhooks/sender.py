@@ -9,8 +9,10 @@ senders can share the work. What is sent and how it is signed is in
 
 Redis layout (names in :mod:`core.keys`):
 
-* ``hook:<task_id>`` hash: the delivery record (7 days TTL). The JSON body and
-  the signature are fixed at scheduling time, so every attempt sends the same bytes.
+* ``hook:<task_id>`` hash: the delivery record (7 days TTL). The JSON body,
+  the ``X-Signature`` and the signing secret are fixed at scheduling time, so
+  every attempt sends the same bytes, signed with the same key; only the
+  Standard Webhooks timestamp and signature are made per attempt.
 * ``hook-due`` sorted set: task ids by the time their next attempt is due.
 * ``hook-sending`` sorted set: task ids being sent, by lease deadline.
 
@@ -36,9 +38,9 @@ import httpx
 from redis.asyncio import Redis
 
 from core import keys, metrics
-from core.accounts import Account
+from core.accounts import Account, AccountStore
 from core.tasks import Task
-from core.webhooks.payloads import backoff_delay, payload_for, sign
+from core.webhooks.payloads import backoff_delay, payload_for, sign, standard_headers
 from engines.errors import InvalidUrl
 from engines.net.fetch import pinned_client, send_pinned
 from engines.net.urls import UrlPolicy, check_url
@@ -164,7 +166,7 @@ class WebhookSender:
         return sum(made)
 
     async def delivery(self, task_id: str) -> dict[str, Any]:
-        """The delivery record of ``task_id`` (empty when none); the signature is left out."""
+        """The delivery record of ``task_id`` (empty when none); the signature and the secret are left out."""
         raw = {_text(k): _text(v) for k, v in (await self.redis.hgetall(keys.webhook_delivery(task_id))).items()}
         return _public(raw) if raw else {}
 
@@ -182,6 +184,7 @@ class WebhookSender:
             "url": url,
             "body": body,
             "signature": sign(url, account.signing_secret),
+            "signing_secret": account.signing_secret,  # keys each attempt's webhook-signature
             "state": state,
             "attempts": "0",
             "max_attempts": str(self.max_attempts),
@@ -208,6 +211,8 @@ class WebhookSender:
         return 1
 
     async def _post(self, client: httpx.AsyncClient, raw: dict[str, str], attempt: int) -> Outcome:
+        body = raw["body"].encode()
+        secret = raw["signing_secret"] if "signing_secret" in raw else await self._secret_of(raw["account_id"])
         headers = {
             "Content-Type": "application/json",
             "X-Signature": raw["signature"],
@@ -217,7 +222,9 @@ class WebhookSender:
         try:
             async with asyncio.timeout(self.timeout_s):
                 target = await asyncio.to_thread(check_url, raw["url"], self.policy)
-                response = await send_pinned(client, "POST", target, headers=headers, content=raw["body"].encode())
+                if secret is not None:  # signed over exactly the bytes sent, at the time of sending
+                    headers.update(standard_headers(raw["id"], int(time.time()), body, secret))
+                response = await send_pinned(client, "POST", target, headers=headers, content=body)
                 await response.aclose()  # the receiver's body is never read
         except InvalidUrl as exc:
             return Outcome(False, None, str(exc))
@@ -227,6 +234,11 @@ class WebhookSender:
             return Outcome(False, None, f"{type(exc).__name__}: {exc}")
         ok = response.is_success
         return Outcome(ok, response.status_code, "" if ok else f"HTTP {response.status_code}")
+
+    async def _secret_of(self, account_id: str) -> str | None:
+        """The account's secret, for a delivery scheduled before records kept theirs (None: the account is gone)."""
+        account = await AccountStore(self.redis).get(account_id)
+        return account.signing_secret if account else None
 
     async def _record(self, task_id: str, attempt: int, max_attempts: int, outcome: Outcome, now: float) -> str:
         if outcome.ok:
