@@ -12,14 +12,20 @@ if TYPE_CHECKING:
     from ray.serve.context import _RequestContext
 
 HEADER = "X-Request-ID"
+#: A given id is kept only when it is 1 to 128 characters of ``[A-Za-z0-9._:-]`` (docs/platform.md).
 _VALID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
 
 request_id_var: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
 
 
+def is_valid(value: str | None) -> bool:
+    """Whether ``value`` may be used as a request id as given."""
+    return value is not None and _VALID.fullmatch(value) is not None
+
+
 def accept_or_create(value: str | None) -> str:
     """The client's id when it is a sane token, else a fresh one."""
-    if value and _VALID.match(value):
+    if value is not None and is_valid(value):
         return value
     return uuid.uuid4().hex
 
@@ -31,7 +37,8 @@ def current_request_id() -> str:
     if own != "-":
         return own
     context = _serve_context()
-    return (context.request_id if context is not None else "") or "-"
+    carried = context.request_id if context is not None else ""
+    return carried if is_valid(carried) else "-"  # Serve's proxy passes any client header along
 
 
 def adopt_request_id(request_id: str) -> contextvars.Token[str]:

@@ -14,14 +14,17 @@ from collections.abc import Callable
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from core.context import HEADER, accept_or_create, request_id_var
+from core.context import HEADER, accept_or_create, adopt_request_id, request_id_var
 from core.errors import ApiError, ErrorKind
-from serve_app.responses import json_error, render, to_api_error
+from serve_app.responses import BodyTooLarge, json_error, render, to_api_error
 
 access_log = logging.getLogger("mediatrans.access")
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _ALWAYS_ADMITTED = frozenset({"/healthz", "/readyz"})
+#: The one route whose body may carry a video (any body but these text ones; core.settings.BodyLimits).
+_VIDEO_UPLOAD_PATH = "/v1/video/translate"
+_TEXT_BODIES = frozenset({"application/json", "application/x-www-form-urlencoded"})
 
 
 class RequestContextMiddleware:
@@ -29,9 +32,12 @@ class RequestContextMiddleware:
     answers any exception that escaped the app with the JSON 500 body (it sits
     inside Starlette's server-error middleware, so the request id is still known).
 
-    Under Ray Serve the proxy has already accepted or created the id, put it in
-    the request headers and echoes it itself, so ``echo=False`` there avoids a
-    second header while the app still uses the very same id; and the replica's
+    Under Ray Serve the proxy has already put an id in the request headers and
+    echoes it itself, so ``echo=False`` there avoids a second header while the
+    app uses the very same id when it is valid. The proxy takes any client value,
+    so a given id is checked on every path (``core.context.accept_or_create``):
+    an invalid one is replaced by a fresh id in the request headers, the error
+    bodies, the log lines and the Serve calls made for the request. The replica's
     own access log already records method, route, status, latency and that id,
     so ``access_log=False`` avoids writing every request twice.
     """
@@ -46,8 +52,12 @@ class RequestContextMiddleware:
             await self.app(scope, receive, send)
             return
         given = Headers(scope=scope).get(HEADER)
-        request_id = accept_or_create(given) if self.echo else (given or accept_or_create(None))
-        token = request_id_var.set(request_id)
+        request_id = accept_or_create(given)  # never a client value unchecked, whoever set the header
+        replaced = given is not None and request_id != given
+        if replaced:
+            MutableHeaders(scope=scope)[HEADER] = request_id
+        # Behind the proxy Serve's request context still holds the given id: calls made from here carry the fresh one.
+        token = adopt_request_id(request_id) if replaced and not self.echo else request_id_var.set(request_id)
         started = time.perf_counter()
         status = 500
         started_response = False
@@ -124,11 +134,6 @@ class AdmissionMiddleware:
             self.inflight -= 1
 
 
-class BodyTooLarge(ApiError):
-    def __init__(self, limit: int) -> None:
-        super().__init__(ErrorKind.PAYLOAD_TOO_LARGE, f"Request body exceeds the limit of {_human(limit)}.")
-
-
 class BodyLimitMiddleware:
     """Caps request bodies per path while they stream in.
 
@@ -147,12 +152,13 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        limit = self.limit_for(scope["path"], headers.get("content-type", ""))
+        content_type = headers.get("content-type", "")
+        limit = self.limit_for(scope["path"], content_type)
+        upload = _may_carry_video(scope["path"], content_type)
         declared = headers.get("content-length")
-        early = _check_declared(declared, limit)
+        early = _check_declared(declared, limit, upload)
         if early is not None:
-            response = json_error(scope["path"], early.kind, early.message)
-            await response(scope, receive, send)
+            await render(scope["path"], early)(scope, receive, send)
             return
         received = 0
 
@@ -162,19 +168,25 @@ class BodyLimitMiddleware:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > limit:
-                    raise BodyTooLarge(limit)
+                    raise BodyTooLarge(_human(limit), upload=upload)
             return message
 
         await self.app(scope, counting_receive, send)
 
 
-def _check_declared(declared: str | None, limit: int) -> ApiError | None:
+def _may_carry_video(path: str, content_type: str) -> bool:
+    """Whether an oversized body is a video (``VIDEO_TOO_LARGE``) rather than a JSON or form body (413)."""
+    media_type = content_type.split(";")[0].strip().lower()
+    return path.rstrip("/") == _VIDEO_UPLOAD_PATH and media_type not in _TEXT_BODIES
+
+
+def _check_declared(declared: str | None, limit: int, upload: bool) -> ApiError | None:
     if declared is None:
         return None
     if not declared.isdigit():
         return ApiError(ErrorKind.INVALID_PARAMETER, "Invalid Content-Length header.")
     if int(declared) > limit:
-        return BodyTooLarge(limit)
+        return BodyTooLarge(_human(limit), upload=upload)
     return None
 
 

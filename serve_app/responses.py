@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse
 
 from core.boundary import REPLICA_GONE, log_remote, public_message, unwrap
 from core.context import request_id_var
-from core.errors import ApiError, ErrorKind, client_message, error_body, group_for_path, kind_of, resolve
+from core.errors import ApiError, ErrorGroup, ErrorKind, client_message, error_body, group_for_path, kind_of, resolve
 from core.redis import UNREACHABLE
 from engines import errors as engine_errors
 
@@ -25,13 +25,33 @@ except ImportError:  # pragma: no cover - ray is a hard dependency
 
 RETRY_AFTER_BUSY = "5"
 
+#: The video group's answer to a body over its cap that cannot carry a video (a JSON body): the
+#: contract's ``400 VIDEO_TOO_LARGE`` is about a video, not about a revision's or a video_url's JSON.
+VIDEO_GROUP_BODY_TOO_LARGE = (413, "PAYLOAD_TOO_LARGE")
+
+
+class BodyTooLarge(ApiError):
+    """A request body over its route's cap (``serve_app.middleware.BodyLimitMiddleware``).
+
+    ``upload``: the body may carry a video, so the video group answers ``VIDEO_TOO_LARGE``; any other
+    body is answered like a JSON endpoint's, ``413`` in every group.
+    """
+
+    def __init__(self, limit_text: str, *, upload: bool) -> None:
+        super().__init__(ErrorKind.PAYLOAD_TOO_LARGE, f"Request body exceeds the limit of {limit_text}.")
+        self.upload = upload
+
+
 #: Exception classes answered inside the app (the rest reach the server-error handler).
 HANDLED: tuple[type[BaseException], ...] = (ApiError, pydantic.ValidationError, engine_errors.EngineError, BackPressureError)
 
 
 def render(path: str, error: ApiError) -> JSONResponse:
     """The response for ``error`` raised while serving ``path``."""
-    status, code = resolve(group_for_path(path), error.kind)
+    group = group_for_path(path)
+    status, code = resolve(group, error.kind)
+    if isinstance(error, BodyTooLarge) and not error.upload and group is ErrorGroup.VIDEO:
+        status, code = VIDEO_GROUP_BODY_TOO_LARGE
     request_id = request_id_var.get()
     headers = dict(error.headers)  # X-Request-ID is added once, by RequestContextMiddleware
     if status in (429, 503) and "Retry-After" not in headers:
@@ -79,9 +99,20 @@ def _from_http(exc: HTTPException) -> ApiError:
 
 
 def validation_error(exc: pydantic.ValidationError, kind: ErrorKind = ErrorKind.INVALID_PARAMETER) -> ApiError:
-    details = [{"field": ".".join(str(p) for p in err["loc"]) or "body", "message": err["msg"]} for err in exc.errors()]
+    details = [{"field": ".".join(str(p) for p in err["loc"]) or "body", "message": _message(err)} for err in exc.errors()]
     summary = "; ".join(f"{d['field']}: {d['message']}" for d in details[:3])
     return ApiError(kind, f"Invalid parameter: {summary}", details=details)
+
+
+def _message(err: Any) -> str:
+    """pydantic's message for one field, unless it carries a codec's or the interpreter's wording
+    (a validator's ``bytes.decode()`` or ``int()`` failing): those are said in the service's words."""
+    error = (err.get("ctx") or {}).get("error")
+    if isinstance(error, UnicodeError) or "codec can't" in err["msg"]:
+        return "Value is not valid UTF-8 text."
+    if "set_int_max_str_digits" in err["msg"] or "integer string conversion" in err["msg"]:
+        return "Value is a number with too many digits."
+    return str(err["msg"])
 
 
 async def handle_exception(request: Request, exc: Exception) -> JSONResponse:

@@ -25,6 +25,7 @@ MAX_FIELDS = 64
 #: A urlencoded form carries only text fields, so it is capped far below an upload.
 MAX_URLENCODED_BYTES = 256 * 1024
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,8}$")
+MALFORMED_MULTIPART = "The multipart body is malformed."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,15 +129,15 @@ async def read_form(request: Request, dest_dir: Path, file_field: str = "file") 
         raise ApiError(ErrorKind.UNSUPPORTED_MEDIA_TYPE, "Send multipart/form-data (let the client generate the boundary).")
     collector = _Collector(dest_dir, file_field)
     callbacks = {name: getattr(collector, name) for name in dir(collector) if name.startswith("on_")}
-    parser = MultipartParser(params[b"boundary"], callbacks)  # type: ignore[arg-type]
-    try:
+    try:  # the parser refuses a boundary over 256 characters as it is built
+        parser = MultipartParser(params[b"boundary"], callbacks)  # type: ignore[arg-type]
         async for chunk in request.stream():
             parser.write(chunk)
         parser.finalize()
     except ApiError:
         raise
-    except Exception as exc:  # the parser's own errors: malformed body
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"Malformed multipart body: {exc}") from None
+    except Exception:  # the parser's own errors, whose wording is the library's: a malformed body
+        raise ApiError(ErrorKind.INVALID_PARAMETER, MALFORMED_MULTIPART) from None
     finally:
         collector.close()
     return FormBody(collector.fields, collector.file)
@@ -153,9 +154,13 @@ async def _read_urlencoded(request: Request) -> dict[str, str]:
                 f"A urlencoded form may have at most {MAX_URLENCODED_BYTES // 1024} KB; send files as multipart/form-data.",
             )
     try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FIELDS, strict_parsing=False)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"Malformed form body: {exc}") from None
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "The form body is not valid UTF-8.") from None
+    try:
+        pairs = parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS, strict_parsing=False)
+    except ValueError:  # more than MAX_FIELDS fields
+        raise ApiError(ErrorKind.INVALID_PARAMETER, f"A form may have at most {MAX_FIELDS} fields.") from None
     fields: dict[str, str] = {}
     for name, value in pairs:
         if name in fields:
