@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import sys
 import urllib.request
 from collections.abc import Sequence
@@ -22,6 +23,21 @@ from core.errors import ErrorGroup
 from core.holdings import holdings
 from core.quotas import QuotaLedger
 from core.settings import AppArgs
+
+#: Bounds of ``token create --ttl-days``: 1 minute (anything shorter is a typo), and 10 years (Redis' EX stays finite).
+MIN_TTL_S = 60
+MAX_TTL_DAYS = 3650
+
+
+def _ttl_days(text: str) -> float:
+    """``--ttl-days``: a finite number of days between 1 minute and MAX_TTL_DAYS (0 no longer means never)."""
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not math.isfinite(days) or days > MAX_TTL_DAYS or round(days * 86400) < MIN_TTL_S:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 1 minute to {MAX_TTL_DAYS} days (or --no-expiry: never expires)")
+    return days
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,7 +65,14 @@ def _parser() -> argparse.ArgumentParser:
     tok = sub.add_parser("token", help="issue, list and revoke API tokens").add_subparsers(dest="action", required=True)
     tcreate = tok.add_parser("create")
     tcreate.add_argument("name")
-    tcreate.add_argument("--ttl-days", type=float, default=None, help="expire after this many days")
+    lifetime = tcreate.add_mutually_exclusive_group()
+    lifetime.add_argument(
+        "--ttl-days",
+        type=_ttl_days,
+        default=None,
+        help=f"expire after this many days (fractions allowed; at least 1 minute, at most {MAX_TTL_DAYS} days)",
+    )
+    lifetime.add_argument("--no-expiry", action="store_true", help="never expire (also the default without --ttl-days)")
     tcreate.add_argument("--quiet", action="store_true", help="print only the token")
     tlist = tok.add_parser("list")
     tlist.add_argument("name")
@@ -182,7 +205,7 @@ async def _dispatch(args: argparse.Namespace, store: AccountStore, redis: Redis)
         await store.update(account)
         return _public(account)
     if key == ("token", "create") and account:
-        ttl = int(args.ttl_days * 86400) if args.ttl_days else None
+        ttl = None if args.ttl_days is None else round(args.ttl_days * 86400)  # --no-expiry or neither flag: never
         issued = await store.issue_token(account, ttl_s=ttl)
         if args.quiet:
             return issued.token

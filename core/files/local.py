@@ -37,6 +37,35 @@ from core.files.base import (
 log = logging.getLogger("mediatrans.files")
 
 _EXPIRES = re.compile(r"[0-9]{1,12}")
+#: Every tenant's outputs live here: owner-only, whatever the process umask.
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+_SHARED_BITS = 0o077
+
+
+def private_dirs(path: Path) -> None:
+    """Create ``path`` and any missing parent with mode 0700 (``mkdir(parents=True)`` gives parents the umask's mode)."""
+    missing: list[Path] = []
+    while not path.is_dir():
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=DIR_MODE)
+        except FileExistsError:  # made by another writer meanwhile
+            continue
+        os.chmod(folder, DIR_MODE)  # mkdir's mode is masked by the umask, never widened: set it exactly
+
+
+def _tighten(folder: Path) -> None:
+    """Drop group/other access from a folder of ours made before the store was owner-only (older deployments)."""
+    try:
+        info = folder.stat()
+        if info.st_uid == os.geteuid() and info.st_mode & _SHARED_BITS:
+            os.chmod(folder, info.st_mode & 0o700)
+            log.info("file store %s: removed group/other access", folder)
+    except OSError as exc:  # not ours to change (a mounted volume): leave it
+        log.warning("file store %s: cannot make it owner-only: %s", folder, exc)
 
 
 def _rename(src: Path, dest: Path) -> bool:
@@ -103,6 +132,7 @@ class LocalFileStore:
         self.base_url = base_url.rstrip("/")
         self._secret = secret
         self.ttl_s = ttl_s
+        self._root_ready = False
 
     async def put(
         self, task_id: str, name: str, src_path: str | os.PathLike[str], content_type: str, *, consume: bool = False
@@ -174,16 +204,25 @@ class LocalFileStore:
 
     def _put(self, key: str, src: Path, content_type: str, consume: bool) -> StoredFile:
         dest = self.root / key
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        if not self._root_ready:
+            private_dirs(self.root)
+            _tighten(self.root)
+            self._root_ready = True
+        private_dirs(dest.parent)
         tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex[:12]}.tmp")
         try:
             if not (consume and _rename(src, tmp)):
                 shutil.copyfile(src, tmp)
+            os.chmod(tmp, FILE_MODE)  # before it gets its name: a copy has the umask's mode, a moved file keeps its own
             os.replace(tmp, dest)
         finally:
             tmp.unlink(missing_ok=True)
         stored = StoredFile(key, dest.stat().st_size, content_type)
-        self._meta_path(key).write_text(json.dumps({"content_type": content_type, "size": stored.size}))
+        meta = self._meta_path(key)
+        fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w") as out:
+            os.fchmod(fd, FILE_MODE)  # an existing file keeps its mode through O_CREAT
+            out.write(json.dumps({"content_type": content_type, "size": stored.size}))
         return stored
 
     def _meta_path(self, key: str) -> Path:

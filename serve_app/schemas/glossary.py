@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from core import caps
 from core.specs.languages import LanguageCode
 from core.tasks import iso
+from serve_app.schemas.text_fields import free_text, single_line
 
 #: What one request may carry; the account's ``glossary_entries`` cap may be lower (core.caps).
 MAX_ENTRIES = caps.CEILINGS[caps.GLOSSARY_ENTRIES]
@@ -55,6 +56,9 @@ class GlossaryCreate(BaseModel):
     case_sensitive: bool = Field(False, description="Match source terms with exact case.")
     description: str | None = Field(None, max_length=200)
 
+    _name = field_validator("name")(single_line)
+    _description = field_validator("description")(free_text)
+
     @model_validator(mode="after")
     def _unique_terms(self) -> GlossaryCreate:
         _check_unique(self.entries, self.case_sensitive)
@@ -77,6 +81,9 @@ class GlossaryUpdate(BaseModel):
     entries: list[GlossaryEntry] = Field(None, max_length=MAX_ENTRIES, json_schema_extra=_omit_default)  # type: ignore[assignment,arg-type]
     case_sensitive: bool = Field(None, json_schema_extra=_omit_default)  # type: ignore[assignment]
     description: str | None = Field(None, max_length=200)
+
+    _name = field_validator("name")(single_line)
+    _description = field_validator("description")(free_text)
 
 
 class GlossaryRecord(BaseModel):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from serve_app.schemas.text_fields import free_text, single_line
 
 VoiceStatus = Literal["processing", "ready", "failed"]
 Gender = Literal["male", "female", "unknown"]
@@ -23,6 +25,9 @@ class VoiceCloneParams(BaseModel):
     noise_reduction: bool = Field(True, description="Denoise the sample (DeepFilterNet) before fitting.")
     gender: Gender = Field("unknown", description="unknown: estimated from the sample and stored.")
     callback_url: str | None = Field(None, max_length=4096, description="Makes the call asynchronous; result POSTed here.")
+
+    _voice_name = field_validator("voice_name")(single_line)
+    _description = field_validator("description")(free_text)
 
     @model_validator(mode="before")
     @classmethod
@@ -75,6 +80,9 @@ class VoiceUpdate(BaseModel):
 
     voice_name: str | None = Field(None, min_length=1, max_length=64)
     description: str | None = Field(None, max_length=200)
+
+    _voice_name = field_validator("voice_name")(single_line)
+    _description = field_validator("description")(free_text)
 
 
 class VoiceDeleted(BaseModel):
