@@ -54,9 +54,16 @@ def add_dub(spec: VideoJobSpec, outputs: dict[str, Path], dubbed: tuple[Path, di
 
 
 async def render_outputs(
-    spec: VideoJobSpec, cues: list[Cue], size: tuple[int, int] | None, media: Path | None, workdir: Path, deps: Publisher
+    spec: VideoJobSpec,
+    cues: list[Cue],
+    size: tuple[int, int] | None,
+    media: Path | None,
+    workdir: Path,
+    deps: Publisher,
+    duration: float | None = None,
 ) -> dict[str, Path]:
-    """The subtitle files the task asks for, and the burned video (``media`` is needed only to burn)."""
+    """The subtitle files the task asks for, and the burned video (``media`` is needed only to burn; it is rendered
+    up to ``duration``, the probed and charged length, when given)."""
     size = size or (1280, 720)
     style = dataclasses.replace(
         style_of(spec), font=await asyncio.to_thread(resolve_font, spec.subtitle_font, lang=spec.target_lang)
@@ -70,7 +77,7 @@ async def render_outputs(
             raise ValueError("burning subtitles needs the video")
         ass = outputs.get("ass") or write_file(workdir / "burn.ass", render(cues, "ass", style, size))
         outputs["burned_video"] = await asyncio.to_thread(
-            burn_subtitles, media, ass, workdir / "video.mp4", timeout_s=deps.timeout_s
+            burn_subtitles, media, ass, workdir / "video.mp4", timeout_s=deps.timeout_s, duration=duration
         )
     return outputs
 

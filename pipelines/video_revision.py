@@ -64,7 +64,8 @@ async def revise_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
     dubbed = None
     if spec.enable_dubbing and media is not None:
         dubbed = await _dub(spec, edited, laid.lines, media, workdir, deps, progress)
-    outputs = await render_outputs(spec, laid.cues, edited.size, dubbed[0] if dubbed else media, workdir, deps)
+    media_path = dubbed[0] if dubbed else media
+    outputs = await render_outputs(spec, laid.cues, edited.size, media_path, workdir, deps, edited.duration)
     add_dub(spec, outputs, dubbed, workdir)
 
     await progress.enter("packaging")

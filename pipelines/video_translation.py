@@ -27,7 +27,7 @@ from engines.diarization.assign import assign_speakers
 from engines.diarization.base import Diarization
 from engines.errors import EngineUnavailable, InvalidInput, UnsupportedLanguage
 from engines.media.ffmpeg import extract_audio
-from engines.media.probe import MediaInfo, probe, validate
+from engines.media.probe import MediaInfo, check_renderable, probe, validate
 from engines.media.scenes import detect_shot_changes
 from engines.translation.base import TranslationRequest, TranslationResult
 from engines.translation.glossary import Glossary
@@ -104,6 +104,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     hint = spec.source.filename if isinstance(spec.source, UploadSource) else None
     info = await asyncio.to_thread(probe, media, filename_hint=hint)
     validate(info)
+    check_renderable(info, burns=spec.burns, dubs=spec.enable_dubbing)  # a video_url is probed only here
     await deps.admit(info)
     start, end = _range(spec, info)
     shots = asyncio.create_task(_shot_changes(spec, media, info, deps))
@@ -115,7 +116,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
             media,
             workdir / "audio.wav",
             start=start or None,
-            end=end,
+            end=end if end is not None else info.duration,  # never past what was probed and charged
             audio_index=info.audio.index if info.audio else None,
             timeout_s=deps.timeout_s,
         )
@@ -158,7 +159,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     if spec.enable_dubbing:
         dubbed = await _dub(spec, translated, speakers, language, info, media, workdir, deps, progress)
         source = dubbed[0]
-    outputs = await render_outputs(spec, translated.cues, frame_size(info), source, workdir, deps)
+    outputs = await render_outputs(spec, translated.cues, frame_size(info), source, workdir, deps, info.duration)
     add_dub(spec, outputs, dubbed, workdir)
 
     await progress.enter("packaging")

@@ -1,10 +1,12 @@
 """Validation and creation of video translation tasks (``POST /v1/video/translate``).
 
 Uploads are validated synchronously (ffprobe), so an unreadable file, a video
-without audio or one over 3 hours is refused with the contract's 400 codes
-before a task exists. An account at its ``pending_tasks`` or ``output_bytes``
-cap is refused (402) before the upload is probed. ``video_url`` sources are checked against the URL policy
-here and fetched by the worker, whose failures land in the task's ``error``.
+without audio or one over 3 hours, and an upload the asked outputs cannot be
+made from (``burned_video``/``all``/dubbing without a picture of at least
+16×16 pixels) are refused with the contract's 400 codes before a task exists.
+An account at its ``pending_tasks`` or ``output_bytes`` cap is refused (402)
+before the upload is probed. ``video_url`` sources are checked against the URL
+policy here and fetched by the worker, whose failures land in the task's ``error``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from core.accounts import Account
 from core.errors import ApiError, ErrorKind
 from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
 from engines.errors import InvalidInput, InvalidUrl
-from engines.media.probe import MediaInfo, probe, validate
+from engines.media.probe import MediaInfo, check_renderable, probe, validate
 from engines.net.urls import check_url
 from engines.translation.languages import primary
 from serve_app.responses import to_api_error, validation_error
@@ -75,7 +77,7 @@ async def validate_submission(services: Services, account: Account, form: FormBo
         if getattr(params, field):
             await check_url_field(services, field, getattr(params, field))
     glossary = await _glossary(services, account, params.glossary_id, source, target)
-    info = await _probe_upload(form.file) if form.file else None
+    info = await _probe_upload(form.file, params) if form.file else None
     options = params.model_copy(update={"target_lang": target, "source_lang": source})
     fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None}
     return Submission(options, glossary, info.duration if info else None, fingerprint)
@@ -157,13 +159,26 @@ async def _glossary(
     return GlossarySnapshot.model_validate(record, from_attributes=False)
 
 
-async def _probe_upload(file: UploadedFile) -> MediaInfo:
+async def _probe_upload(file: UploadedFile, params: VideoTranslateParams) -> MediaInfo:
     try:
         info = await asyncio.to_thread(probe, file.path, filename_hint=file.filename)
-        validate(info)
     except InvalidInput as exc:
         raise to_api_error(exc) from None
+    check_upload(info, params)
     return info
+
+
+def check_upload(info: MediaInfo, params: VideoTranslateParams) -> None:
+    """Refuse, before a task exists (and is charged), a probed upload the pipeline or the asked outputs cannot use.
+
+    ``validate`` is the contract's acceptance (container, codecs, audio, limits); burning
+    subtitles (``burned_video``, ``all``) and dubbing also need a picture of a usable size.
+    """
+    try:
+        validate(info)
+        check_renderable(info, burns=params.burns, dubs=params.enable_dubbing)
+    except InvalidInput as exc:
+        raise to_api_error(exc) from None
 
 
 def upload_dir(services: Services) -> Path:

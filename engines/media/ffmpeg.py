@@ -16,10 +16,11 @@ import contextlib
 import functools
 import os
 import subprocess
+import wave
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, InvalidInput
+from engines.errors import EngineFailure, EngineTimeout, EngineUnavailable, InvalidInput, UnsupportedMedia
 
 FFMPEG = "ffmpeg"
 #: Speech recognition input: 16 kHz mono 16-bit PCM.
@@ -39,6 +40,11 @@ CJK_BY_LANG: dict[str, str] = {
     "zh-hk": "Noto Sans CJK HK",
 }
 _STDERR_LINES = 5
+#: ffmpeg's exit status when more frames failed to decode than ``-max_error_rate`` allows (ffmpeg ≥ 5.1).
+_DECODE_ERROR_EXIT = 69
+#: What ffmpeg says when an input it opened holds broken data (undecodable packets, a nonsense channel
+#: layout). A file it cannot open at all stays ``EngineFailure``: the pipeline probed it first.
+_DAMAGED_INPUT = (b"Error while decoding stream", b"Rematrix is needed")
 #: Characters that the filtergraph parser (ffmpeg's second escaping level) treats specially.
 _GRAPH_SPECIAL = frozenset("\\'[],;")
 
@@ -143,6 +149,11 @@ def extract_audio(
     with priming delays (Opus, WMA) shift by 8-90 ms between a whole-file and
     a ranged extraction, and so would every timestamp recognised from them.
     Returns the absolute output path.
+
+    Raises:
+        UnsupportedMedia: the audio could not be decoded (damaged data: ffmpeg reports
+            invalid data or too many decoding errors) or decoded to no samples at all.
+        EngineFailure / EngineUnavailable / EngineTimeout: ffmpeg failed otherwise, is missing or too slow.
     """
     _check_range(start, end)
     seek = ["-ss", f"{start:.3f}"] if start else []
@@ -152,8 +163,24 @@ def extract_audio(
     args += ["-af", f"aresample={SPEECH_RATE}:async=1:first_pts=0", "-ac", "1", "-ar", str(SPEECH_RATE)]
     args += ["-c:a", "pcm_s16le", "-f", "wav"]
     with _atomic_output(dst_wav) as tmp:
-        _ffmpeg([*args, os.fspath(tmp)], timeout_s=timeout_s, what="extract audio")
+        cmd = [FFMPEG, "-nostdin", "-hide_banner", "-loglevel", "error", "-y", *args, os.fspath(tmp)]
+        proc = run_tool(cmd, timeout_s=timeout_s, what="extract audio")
+        if proc.returncode > 0 and (proc.returncode == _DECODE_ERROR_EXIT or any(m in proc.stderr for m in _DAMAGED_INPUT)):
+            cause = subprocess.CalledProcessError(proc.returncode, cmd, stderr=proc.stderr)
+            raise UnsupportedMedia("The audio track could not be decoded; the file is damaged or incomplete.") from cause
+        check_exit(proc, cmd, what="extract audio")
+        if _wav_frames(tmp) == 0:
+            raise UnsupportedMedia("The audio track holds no decodable audio; the file is damaged or incomplete.")
     return Path(dst_wav).absolute()
+
+
+def _wav_frames(path: Path) -> int:
+    """Samples in a WAV file ffmpeg wrote; 0 when it holds none (or no readable header)."""
+    try:
+        with wave.open(os.fspath(path), "rb") as wav:
+            return wav.getnframes()
+    except (wave.Error, EOFError):
+        return 0
 
 
 def _check_range(start: float | None, end: float | None) -> None:
@@ -200,6 +227,7 @@ def burn_subtitles(
     fonts_dir: str | os.PathLike[str] | None = None,
     timeout_s: float,
     threads: int | None = None,
+    duration: float | None = None,
 ) -> Path:
     """Render ``ass_path`` onto the first video stream; write H.264 + AAC MP4.
 
@@ -208,6 +236,8 @@ def burn_subtitles(
     ones, which yuv420p needs. The first audio stream, when there is one, is
     re-encoded to AAC. ``fonts_dir`` adds fonts to fontconfig's; libass falls
     back per glyph, so CJK text renders even when the style's font lacks it.
+    With ``duration``, the output stops there: the duration the source's container states, which is what the
+    task was charged for (a stream longer than its container says is not rendered past it).
     Returns the absolute output path.
     """
     if not Path(ass_path).is_file():
@@ -219,7 +249,8 @@ def burn_subtitles(
     if threads is not None:
         args += ["-threads", str(threads), "-filter_threads", str(threads)]
     with _atomic_output(dst_mp4) as tmp:
-        _ffmpeg([*args, "-f", "mp4", os.fspath(tmp)], timeout_s=timeout_s, what="burn subtitles")
+        length = ["-t", f"{duration:.3f}"] if duration else []
+        _ffmpeg([*args, *length, "-f", "mp4", os.fspath(tmp)], timeout_s=timeout_s, what="burn subtitles")
     return Path(dst_mp4).absolute()
 
 

@@ -33,6 +33,8 @@ from engines.media.fields import clock_field, float_field, int_field, rate_field
 FFPROBE = "ffprobe"
 MAX_DURATION_S = 3 * 3600.0
 MAX_BYTES = 500 * 1024 * 1024
+#: Smallest picture (width, height) that subtitles are burned onto or a dub is put on.
+MIN_RENDER_SIZE = (16, 16)
 
 #: Containers of the contract, by their normalized names.
 CONTAINERS: tuple[str, ...] = ("mp4", "mov", "mkv", "avi", "webm", "flv", "wmv")
@@ -243,6 +245,28 @@ def _check_kind(info: MediaInfo, require_video: bool) -> None:
         )
     if require_video and info.video is None:
         raise UnsupportedMedia("The file has no video stream.")
+
+
+def check_renderable(info: MediaInfo, *, burns: bool, dubs: bool) -> None:
+    """Refuse a file the asked outputs cannot be made from: burning and dubbing write a new video of its picture.
+
+    Both need a video stream (an audio-only upload has none), and one at least
+    ``MIN_RENDER_SIZE`` (subtitles on fewer pixels are unreadable, and H.264
+    4:2:0 cannot encode a 1-pixel side at all).
+
+    Raises:
+        UnsupportedMedia: no video stream, or one smaller than ``MIN_RENDER_SIZE``, for burning or dubbing.
+    """
+    wanted = [name for name, on in (("burned_video", burns), ("dubbing", dubs)) if on]
+    if not wanted:
+        return
+    needs = " and ".join(wanted)
+    if info.video is None:
+        raise UnsupportedMedia(f"{needs} needs a video stream; this upload has none.")
+    width, height = info.video.width, info.video.height
+    min_w, min_h = MIN_RENDER_SIZE
+    if width < min_w or height < min_h:
+        raise UnsupportedMedia(f"The video is {width}×{height} pixels; {needs} needs at least {min_w}×{min_h}.")
 
 
 def _check_limits(info: MediaInfo, max_duration_s: float, max_bytes: int) -> None:
