@@ -158,7 +158,9 @@ class AppArgs(BaseModel):
         redis_url: task/account store; ``REDIS_URL`` overrides the default.
         max_inflight_requests: per ingress replica; beyond it → 503 + Retry-After.
         capabilities_refresh_s: how long the merged engine report is cached.
-        handle_timeout_s: deadline of a call into a capability deployment.
+        handle_timeout_s: deadline of a call into a capability deployment (past it: cancelled, 503 + Retry-After).
+        grammar_chars_per_s: the slowest checking rate a grammar call is waited for: a check of ``n``
+            characters gets ``handle_timeout_s + n / grammar_chars_per_s`` seconds (50,000 characters: 160 s).
         translator: translator engine spec; ``None`` serves no translation.
     """
 
@@ -169,6 +171,7 @@ class AppArgs(BaseModel):
     max_inflight_requests: int = Field(256, ge=1)
     capabilities_refresh_s: float = Field(30.0, gt=0)
     handle_timeout_s: float = Field(60.0, gt=0)
+    grammar_chars_per_s: float = Field(500.0, gt=0)
     readiness_cache_s: float = Field(2.0, ge=0, description="How long one /readyz answer is reused.")
     anonymous_limits: AnonymousLimits = Field(default_factory=AnonymousLimits)
     body_limits: BodyLimits = Field(default_factory=BodyLimits)
@@ -192,3 +195,7 @@ class AppArgs(BaseModel):
             return self.voice_cloner.sync_timeout_s
         default: float = VoiceClonerArgs.model_fields["sync_timeout_s"].default
         return default
+
+    def grammar_timeout_s(self, chars: int) -> float:
+        """Deadline of a grammar check of ``chars`` characters: long texts get time in proportion."""
+        return self.handle_timeout_s + chars / self.grammar_chars_per_s

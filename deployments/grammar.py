@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -26,7 +27,12 @@ class Grammar:
 
     async def check(self, request: GrammarRequest) -> GrammarResult:
         started = time.perf_counter()
-        result = await asyncio.to_thread(self.checker.check, request)
+        stop = threading.Event()  # set when the edge cancels this call (its deadline passed): the check stops
+        try:
+            result = await asyncio.to_thread(self.checker.check, request, stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
         metrics.grammar_latency(result.lang, time.perf_counter() - started)
         return result
 

@@ -11,7 +11,6 @@ in the source language are answered with the text and never sent.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from typing import Any
 
@@ -24,6 +23,7 @@ from engines.translation.languages import primary
 from serve_app.auth import require_owner
 from serve_app.billing import charged
 from serve_app.bodies import parse_model
+from serve_app.deployment_calls import call
 from serve_app.schemas.game import MAX_TEXT_CHARS, LocalizationRequest, LocalizationResponse
 from serve_app.services import Services
 
@@ -91,7 +91,7 @@ async def _call(services: Services, job: LocalizationJob) -> LocalizationOutcome
     if not job.target_langs:
         return LocalizationOutcome({}, (), {}, ())
     handle = services.handle("localizer")
-    outcome: LocalizationOutcome = await asyncio.wait_for(handle.localize.remote(job), services.args.handle_timeout_s)
+    outcome: LocalizationOutcome = await call(handle.localize.remote(job), services.args.handle_timeout_s, "Localization")
     return outcome
 
 

@@ -10,7 +10,6 @@ check runs and refunded when it fails.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from core.accounts import Account
@@ -20,6 +19,7 @@ from engines.grammar.text import has_text
 from engines.grammar.types import ISSUE_TYPES
 from serve_app.billing import charged
 from serve_app.bodies import parse_model
+from serve_app.deployment_calls import call
 from serve_app.schemas.grammar import MAX_TEXT_CHARS, GrammarCheckRequest, GrammarCheckResponse, RulesQuery, RulesResponse
 from serve_app.services import Services
 
@@ -70,7 +70,7 @@ async def _catalogue(services: Services) -> Catalogue:
     handle = services.handle("grammar")
 
     async def load() -> Catalogue:
-        catalogue: Catalogue = await asyncio.wait_for(handle.catalogue.remote(), services.args.handle_timeout_s)
+        catalogue: Catalogue = await call(handle.catalogue.remote(), services.args.handle_timeout_s, "The rule catalogue")
         return catalogue
 
     catalogue: Catalogue = await services.grammar_catalogue.get(load)
@@ -91,7 +91,6 @@ def _language(services: Services, catalogue: Catalogue, given: str | None) -> st
 
 async def _charged(services: Services, account: Account, checked: GrammarRequest) -> GrammarResult:
     async with charged(services.quotas, account, [("grammar_characters", len(checked.text))]):
-        result: GrammarResult = await asyncio.wait_for(
-            services.handles["grammar"].check.remote(checked), services.args.handle_timeout_s
-        )
+        timeout = services.args.grammar_timeout_s(len(checked.text))
+        result: GrammarResult = await call(services.handles["grammar"].check.remote(checked), timeout, "The check")
     return result

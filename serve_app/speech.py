@@ -25,6 +25,7 @@ from engines.tts.synthesizer import SpeechPlan, SpeechRequest
 from engines.tts.text import MAX_TEXT_CHARS
 from serve_app.billing import charged
 from serve_app.bodies import parse_model
+from serve_app.deployment_calls import call, timed_out
 from serve_app.owned_voices import VOICE_ID, owned_voice
 from serve_app.schemas.tts import NativeVoiceRecord, TtsRequest, TtsVoices, TtsVoicesQuery
 from serve_app.services import Services
@@ -42,7 +43,7 @@ async def synthesize(services: Services, account: Account, body: TtsRequest) -> 
     """The streamed audio of ``body``, holding one of the account's stream slots until it ends."""
     handle = services.handle("tts")
     speech = await _speech_request(services, account, body)
-    plan: SpeechPlan = await asyncio.wait_for(handle.plan.remote(speech), services.args.handle_timeout_s)
+    plan: SpeechPlan = await call(handle.plan.remote(speech), services.args.handle_timeout_s, "Speech planning")
     slot = await services.tts_streams.acquire(account, tts_stream_limit(account))
     try:
         return await _start(services, account, handle, speech, plan, slot)
@@ -72,6 +73,9 @@ async def _start(
             first = await asyncio.wait_for(chunks.__anext__(), services.args.handle_timeout_s)
         except StopAsyncIteration:
             first = b""
+        except TimeoutError:
+            chunks.cancel()
+            raise timed_out("Speech synthesis", services.args.handle_timeout_s) from None
         except BaseException:
             chunks.cancel()
             raise
@@ -145,7 +149,7 @@ async def _native_voices(services: Services) -> list[dict[str, Any]]:
     handle = services.handle("tts")
 
     async def load() -> list[dict[str, Any]]:
-        voices: list[dict[str, Any]] = await asyncio.wait_for(handle.voices.remote(), services.args.handle_timeout_s)
+        voices: list[dict[str, Any]] = await call(handle.voices.remote(), services.args.handle_timeout_s, "The voice list")
         return voices
 
     voices: list[dict[str, Any]] = await services.tts_voices.get(load)

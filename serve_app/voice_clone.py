@@ -41,6 +41,7 @@ from engines.net.urls import check_url
 from engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
 from serve_app.billing import charged
 from serve_app.bodies import read_json
+from serve_app.deployment_calls import call
 from serve_app.idempotency import fingerprint
 from serve_app.responses import validation_error
 from serve_app.schemas.voice import VoiceCloneParams
@@ -161,8 +162,8 @@ async def _clone_charged(
     """Everything costly, once the clone is paid for: the sample, its checks, the fit or the queued training."""
     params = request.params
     sample = await _sample_bytes(services, request, staging)
-    prepared: PreparedSample = await asyncio.wait_for(
-        cloner.prepare.remote(sample, params.noise_reduction), services.args.handle_timeout_s
+    prepared: PreparedSample = await call(
+        cloner.prepare.remote(sample, params.noise_reduction), services.args.handle_timeout_s, "The sample check"
     )
     del sample  # up to 50 MB the ingress need not hold while the voice is fitted
     gender, source = (params.gender, "given") if params.gender != "unknown" else (prepared.gender, "estimated")
@@ -180,8 +181,8 @@ async def _clone_charged(
     )
     if params.enhance_quality or params.callback_url:
         return await _queue_training(services, account, voice, prepared, params)
-    fitted: FittedVoice = await asyncio.wait_for(
-        cloner.fit.remote(prepared, lang, gender, False), services.args.voice_clone_timeout_s
+    fitted: FittedVoice = await call(
+        cloner.fit.remote(prepared, lang, gender, False), services.args.voice_clone_timeout_s, "Voice cloning"
     )
     voice = dataclasses.replace(
         voice, status=READY, completed_at=time.time(), quality_score=fitted.quality_score, engine=fitted.engine,

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from engines.errors import EngineFailure
 from engines.grammar import precision
 from engines.grammar.base import GrammarEngine
 from engines.grammar.detect import LanguageDetector
@@ -98,10 +99,12 @@ class GrammarChecker:
     def supports(self, lang: str) -> bool:
         return lang in {s.code for s in self.catalogue.languages}
 
-    def check(self, request: GrammarRequest) -> GrammarResult:
+    def check(self, request: GrammarRequest, stop: threading.Event | None = None) -> GrammarResult:
+        """Check ``request``; setting ``stop`` (the caller gave up) drops its chunks not yet started and raises
+        :class:`CheckStopped` at the next chunk, so abandoned checks cannot pile up in the pool."""
         lang = request.lang or self.detect(request.text)
         options = CheckOptions(lang, request.check_types, request.domain, request.disabled_rules)
-        found = self._run(request.text, options)
+        found = self._run(request.text, options, stop)
         issues = select(
             found,
             check_types=request.check_types,
@@ -137,7 +140,7 @@ class GrammarChecker:
         for future in [self._pool.submit(warm) for _ in range(workers)]:
             future.result()
 
-    def _run(self, text: str, options: CheckOptions) -> list[Issue]:
+    def _run(self, text: str, options: CheckOptions, stop: threading.Event | None = None) -> list[Issue]:
         futures: list[tuple[int, Future[list[Issue]]]] = []
         for engine in self.engines:
             if not _serves(engine, options.lang) or (engine.name == "hunspell" and "spelling" not in options.check_types):
@@ -146,7 +149,7 @@ class GrammarChecker:
             pieces = chunks(text, size) if engine.chunkable and len(text) > size else None
             for start, piece in [(p.start, p.text) for p in pieces] if pieces else [(0, text)]:
                 futures.append((start, self._pool.submit(engine.check, piece, options)))
-        found = [issue.shifted(start) for start, future in futures for issue in future.result()]
+        found = [issue.shifted(start) for start, future in futures for issue in _result(future, futures, stop)]
         typed = [dataclasses.replace(i, type=kind) if (kind := self._type_of(i)) != i.type else i for i in found]
         spellers = frozenset(e.name for e in self.engines if e.name in SPELLING_ENGINES and _spells(e, options.lang))
         return precision.apply(typed, text, options.lang, spellers)
@@ -214,3 +217,26 @@ def _rule_serves(rule: Rule, lang: str) -> bool:
 def _serves(engine: GrammarEngine, lang: str) -> bool:
     languages = engine.languages()
     return lang in languages or lang.split("-")[0] in languages
+
+
+class CheckStopped(EngineFailure):
+    """A check whose caller gave up (its deadline passed): its remaining chunks were dropped."""
+
+
+#: How often a waiting check looks at its stop flag.
+_STOP_POLL_S = 0.25
+
+
+def _result(
+    future: Future[list[Issue]], futures: Sequence[tuple[int, Future[list[Issue]]]], stop: threading.Event | None
+) -> list[Issue]:
+    """``future``'s issues; once ``stop`` is set, every chunk of the check not yet running is cancelled."""
+    while True:
+        if stop is not None and stop.is_set():
+            for _start, pending in futures:
+                pending.cancel()
+            raise CheckStopped("the grammar check was stopped: its caller gave up")
+        try:
+            return future.result(timeout=None if stop is None else _STOP_POLL_S)
+        except TimeoutError:
+            continue
