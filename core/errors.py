@@ -45,6 +45,7 @@ class ErrorKind(str, enum.Enum):
     QUOTA_EXCEEDED = "quota_exceeded"
     INTERNAL = "internal"
     UNAVAILABLE = "unavailable"
+    REQUEST_TIMEOUT = "request_timeout"
     # video group
     UNSUPPORTED_VIDEO = "unsupported_video"
     NO_AUDIO_TRACK = "no_audio_track"
@@ -98,6 +99,7 @@ _NUMERIC: dict[ErrorKind, Entry] = {
     K.QUOTA_EXCEEDED: (456, 4002),  # added for game/grammar/platform
     K.INTERNAL: (500, 5001),
     K.UNAVAILABLE: (503, 5002),  # added outside the voice group
+    K.REQUEST_TIMEOUT: (408, 4008),  # added: a client too slow to send its request
 }
 
 _VOICE: dict[ErrorKind, Entry] = {
@@ -144,6 +146,7 @@ _VIDEO: dict[ErrorKind, Entry] = {
     K.RATE_LIMITED: (429, "RATE_LIMITED"),
     K.INTERNAL: (500, "INTERNAL_ERROR"),
     K.UNAVAILABLE: (503, "SERVICE_BUSY"),
+    K.REQUEST_TIMEOUT: (408, "REQUEST_TIMEOUT"),  # added
 }
 
 ERROR_TABLE: Mapping[ErrorGroup, Mapping[ErrorKind, Entry]] = {
@@ -247,6 +250,7 @@ DEFAULT_MESSAGES: Mapping[ErrorKind, str] = {
     K.VOICE_NOT_READY: "The voice is not ready.",
     K.CLONE_FAILED: "Voice training failed.",
     K.UNAVAILABLE: "Service busy; retry shortly.",
+    K.REQUEST_TIMEOUT: "The request was not received in time.",
     K.INTERNAL: "Internal error; the request can be retried.",
 }
 

@@ -19,6 +19,7 @@ from mediatrans_client import (
     PermissionDeniedError,
     QuotaExceededError,
     RateLimitedError,
+    RequestTimeoutError,
     ServerError,
     ServiceBusyError,
 )
@@ -31,6 +32,7 @@ EXPECTED_BY_STATUS: dict[int, type[MediatransError]] = {
     403: PermissionDeniedError,
     404: NotFoundError,
     405: InvalidRequestError,
+    408: RequestTimeoutError,
     409: ConflictError,
     410: LinkExpiredError,
     413: InvalidRequestError,

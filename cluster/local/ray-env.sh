@@ -29,6 +29,9 @@ fi
 # pass the client's address on, so every anonymous client shares one rate-limit bucket unless a load balancer
 # in front sets X-Forwarded-For and anonymous_limits.trust_forwarded_for is on. HAProxy also makes the
 # ingress replicas' own HTTP ports listen on all interfaces: firewall them. Read when Ray starts.
+# The proxy's guards (serve_app/proxy_guard.py): a request head or body that stalls for 30 s is answered 408 and
+# its connection freed; an unusable X-Request-ID is replaced before Serve echoes or logs it. Read when Ray starts.
+export RAY_SERVE_HTTP_PROXY_CALLBACK_IMPORT_PATH=serve_app.proxy_guard:middlewares
 if [ "${MEDIATRANS_SERVE_INGRESS:-proxy}" = "haproxy" ]; then
   export RAY_SERVE_ENABLE_HA_PROXY=1
   export RAY_SERVE_HAPROXY_NBTHREAD=${RAY_SERVE_HAPROXY_NBTHREAD:-2}

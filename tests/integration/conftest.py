@@ -20,6 +20,8 @@ from tests.support.services import free_port, wait_http_ok
 ROOT = Path(__file__).resolve().parents[2]
 
 MODELS = ROOT / "models"
+#: Serve's proxy callback, as cluster/local/ray-env.sh sets it.
+PROXY_GUARD = "serve_app.proxy_guard:middlewares"
 
 LOCAL_ARGS: dict[str, Any] = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]["args"]
 
@@ -67,6 +69,7 @@ def serve_base_url(serve_redis_url: str, tmp_path_factory: pytest.TempPathFactor
     # with MEDIATRANS_SERVE_INGRESS=haproxy (docs/scaling.md). Read when Ray starts, so set before ray.init.
     haproxy = os.environ.get("MEDIATRANS_SERVE_INGRESS", "proxy") == "haproxy"
     os.environ["RAY_SERVE_ENABLE_HA_PROXY"] = "1" if haproxy else "0"
+    os.environ["RAY_SERVE_HTTP_PROXY_CALLBACK_IMPORT_PATH"] = PROXY_GUARD  # as ray-env.sh: slow clients, request ids
     port = free_port()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:

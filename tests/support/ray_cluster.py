@@ -275,5 +275,6 @@ def _ray_env(token_path: Path) -> dict[str, str]:
         # Serve's default proxy: HAProxy's fixed stats/metrics ports and /tmp/haproxy-serve would clash with the
         # session app's HAProxy on this one machine (and with the second node's own).
         RAY_SERVE_ENABLE_HA_PROXY="0",
+        RAY_SERVE_HTTP_PROXY_CALLBACK_IMPORT_PATH="serve_app.proxy_guard:middlewares",
     )
     return env

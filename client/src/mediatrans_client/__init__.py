@@ -15,6 +15,7 @@ from mediatrans_client.errors import (
     PermissionDeniedError,
     QuotaExceededError,
     RateLimitedError,
+    RequestTimeoutError,
     ServerError,
     ServiceBusyError,
     TaskFailedError,
@@ -37,7 +38,7 @@ from mediatrans_client.models import (
     Voice,
     VoiceList,
 )
-from mediatrans_client.webhooks import verify_signature
+from mediatrans_client.webhooks import verify_signature, verify_webhook
 
 __all__ = [
     "AccountInfo",
@@ -61,6 +62,7 @@ __all__ = [
     "QuotaExceededError",
     "RateLimit",
     "RateLimitedError",
+    "RequestTimeoutError",
     "SegmentEdit",
     "ServerError",
     "ServiceBusyError",
@@ -74,4 +76,5 @@ __all__ = [
     "WaitTimeoutError",
     "__version__",
     "verify_signature",
+    "verify_webhook",
 ]

@@ -87,6 +87,10 @@ class RateLimitedError(_RetryAfterMixin, MediatransError):
     """429: too many requests; ``retry_after`` says how long to wait."""
 
 
+class RequestTimeoutError(MediatransError):
+    """408: the service stopped waiting for the request (its head or body stalled); sending it again may succeed."""
+
+
 class ServerError(MediatransError):
     """5xx: the service failed; retrying later may succeed."""
 
@@ -117,6 +121,7 @@ _BY_STATUS: dict[int, type[MediatransError]] = {
     402: QuotaExceededError,
     403: PermissionDeniedError,
     404: NotFoundError,
+    408: RequestTimeoutError,
     409: ConflictError,
     410: LinkExpiredError,
     413: InvalidRequestError,
@@ -135,6 +140,7 @@ _BY_STRING_CODE: dict[str, type[MediatransError]] = {
     "NOT_FOUND": NotFoundError,
     "QUOTA_EXCEEDED": QuotaExceededError,
     "RATE_LIMITED": RateLimitedError,
+    "REQUEST_TIMEOUT": RequestTimeoutError,
     "CONFLICT": ConflictError,
     "IDEMPOTENCY_KEY_REUSED": ConflictError,
     "LINK_EXPIRED": LinkExpiredError,
@@ -152,6 +158,7 @@ _BY_NUMERIC_CODE: dict[int, type[MediatransError]] = {
     2003: PermissionDeniedError,
     2005: NotFoundError,
     4001: RateLimitedError,
+    4008: RequestTimeoutError,
     4002: QuotaExceededError,
     5001: ServerError,
     5002: ServiceBusyError,
