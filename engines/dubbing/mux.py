@@ -94,6 +94,9 @@ def extract_full_audio(
 ) -> Path:
     """Write the first audio stream, whole, as mono 16-bit WAV at ``rate`` Hz; returns the absolute path.
 
+    "Whole" is up to the duration the container states (what the task was charged for): a stream longer
+    than its container says is not decoded past it.
+
     Raises:
         NoAudioTrack: the source has no audio stream.
         InvalidInput: the file is missing.
@@ -105,6 +108,8 @@ def extract_full_audio(
     args = [*untrusted_input(), "-i", _input(video), "-map", "0:a:0", "-vn", "-sn", "-dn", "-map_metadata", "-1"]
     args += ["-af", f"aresample={int(rate)}:async=1:first_pts=0", "-ac", "1", "-ar", str(int(rate))]
     args += ["-c:a", "pcm_s16le", "-f", "wav"]
+    if info.duration > 0:
+        args += ["-t", f"{info.duration:.3f}"]
     with _atomic_output(dst_wav) as tmp:
         _ffmpeg([*args, os.fspath(tmp)], timeout_s=timeout_s, what="extract the audio")
     return Path(dst_wav).absolute()

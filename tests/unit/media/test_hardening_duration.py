@@ -172,3 +172,10 @@ def test_the_burned_video_stops_at_the_probed_duration(lying_mp4: Path, tmp_path
 def test_a_ranged_extraction_is_unchanged(lying_mp4: Path, tmp_path: Path) -> None:
     wav = extract_audio(lying_mp4, tmp_path / "part.wav", start=0.5, end=1.5, timeout_s=60)
     assert _wav_seconds(wav) == pytest.approx(1.0, abs=0.03)
+
+
+def test_the_dubbing_track_stops_at_the_probed_duration(lying_mp4: Path, tmp_path: Path) -> None:
+    from engines.dubbing.mux import extract_full_audio
+
+    wav = extract_full_audio(lying_mp4, tmp_path / "original.wav", rate=16_000, timeout_s=60)
+    assert _wav_seconds(wav) <= STATED_S + MARGIN_S
