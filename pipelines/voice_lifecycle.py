@@ -24,6 +24,7 @@ import logging
 import time
 from typing import Any
 
+from core.billing import refund
 from core.errors import ErrorGroup, ErrorKind, resolve
 from core.tasks import Task, TaskState
 from core.voices import FAILED, PROCESSING, Voice, VoiceStore
@@ -49,7 +50,7 @@ async def fail_voice(services: Any, voice: Voice, error: dict[str, str]) -> Voic
         return None
     account = await services.accounts.get(voice.account_id)
     if account is not None:
-        await services.quotas.refund(account, "voice_clones", 1, charged_at=voice.created_at)
+        await refund(services.quotas, account, [("voice_clones", 1)], charged_at=voice.created_at)
     return failed
 
 

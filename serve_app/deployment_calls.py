@@ -4,7 +4,7 @@ A call that does not answer within its deadline is cancelled (Ray Serve cancels 
 deployments that run work in threads stop at their next checkpoint, see ``deployments/grammar.py``) and
 answered ``503`` with ``Retry-After`` and the endpoint group's busy code (``SERVICE_BUSY`` / ``5002``), so a
 slow backend never turns into a 500 and abandoned work cannot pile up behind new requests. The charge taken
-for the request is refunded by :mod:`serve_app.billing`, as for any failure.
+for the request is refunded by :mod:`core.billing`, as for any failure.
 """
 
 from __future__ import annotations

@@ -15,13 +15,13 @@ import dataclasses
 from typing import Any
 
 from core.accounts import Account
+from core.billing import charged
 from core.errors import ApiError, ErrorKind
 from core.glossaries import to_engine_glossary
 from engines.localization import LocalizationJob, LocalizationOutcome
 from engines.translation.glossary import Glossary
 from engines.translation.languages import primary
 from serve_app.auth import require_owner
-from serve_app.billing import charged
 from serve_app.bodies import parse_model
 from serve_app.deployment_calls import call
 from serve_app.schemas.game import MAX_TEXT_CHARS, LocalizationRequest, LocalizationResponse

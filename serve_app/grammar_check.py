@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from core.accounts import Account
+from core.billing import charged
 from core.errors import ApiError, ErrorKind
 from engines.grammar.checker import Catalogue, GrammarRequest, GrammarResult
 from engines.grammar.text import has_text
 from engines.grammar.types import ISSUE_TYPES
-from serve_app.billing import charged
 from serve_app.bodies import parse_model
 from serve_app.deployment_calls import call
 from serve_app.schemas.grammar import MAX_TEXT_CHARS, GrammarCheckRequest, GrammarCheckResponse, RulesQuery, RulesResponse

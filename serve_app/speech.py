@@ -19,11 +19,11 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from core.accounts import Account
+from core.billing import charged
 from core.errors import ApiError, ErrorKind
 from core.voices import FAILED, READY
 from engines.tts.synthesizer import SpeechPlan, SpeechRequest
 from engines.tts.text import MAX_TEXT_CHARS
-from serve_app.billing import charged
 from serve_app.bodies import parse_model
 from serve_app.deployment_calls import call, timed_out
 from serve_app.owned_voices import VOICE_ID, owned_voice

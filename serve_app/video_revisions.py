@@ -22,6 +22,7 @@ from starlette.requests import Request
 
 from core import caps
 from core.accounts import Account
+from core.billing import Charge, charged
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.revision import ReviseRequest, revision_spec
@@ -29,7 +30,6 @@ from core.specs.revision_of import RevisionOf
 from core.specs.transcript import EditPlan, InvalidEdit, StoredTranscript, check_edits, read_transcript
 from core.specs.video import VideoJobSpec, dubbing_metric
 from core.tasks import Task, TaskState, iso
-from serve_app.billing import Charge, charged
 from serve_app.responses import validation_error
 from serve_app.schemas.revisions import ReviseResponse
 from serve_app.services import Services

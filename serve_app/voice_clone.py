@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from core.accounts import Account
+from core.billing import charged
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.voice import SampleFacts, VoiceJobSpec
@@ -39,7 +40,6 @@ from engines.errors import InvalidUrl, MediaTooLarge
 from engines.net.fetch import download
 from engines.net.urls import check_url
 from engines.voice.cloner import PREPARED_RATE, FittedVoice, PreparedSample
-from serve_app.billing import charged
 from serve_app.bodies import read_json
 from serve_app.deployment_calls import call
 from serve_app.idempotency import fingerprint

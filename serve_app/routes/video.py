@@ -7,12 +7,12 @@ from starlette.responses import JSONResponse, Response
 
 from core import caps
 from core.accounts import Account
+from core.billing import charged
 from core.context import request_id_var
 from core.errors import ErrorKind
 from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
 from core.tasks import iso
 from serve_app.auth import authenticate, services_of
-from serve_app.billing import charged
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.video import SubmitResponse, TaskRecord, VideoTranslateParams

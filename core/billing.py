@@ -1,13 +1,15 @@
-"""Charging a request's quotas, and giving them back when the work it paid for does not happen.
+"""Charging an account's quotas, and giving them back when the work they paid for does not happen.
 
 Every paid request (a video task, a revision, a grammar check, speech, game text, a voice clone) charges
-its metrics before the costly call and is refunded if that call, or anything else in the block, fails:
+its metrics at the edge before the costly call and is refunded if that call, or anything else in the block,
+fails; work that fails later, in a worker (a queued voice training), is refunded with :func:`refund`:
 
     async with charged(services.quotas, account, [("grammar_characters", len(text))]):
         result = await call()
 
 Charges are taken in order; a charge that does not fit (``QUOTA_EXCEEDED``) refunds the ones already taken.
-A zero amount is skipped. What counts for each metric is written in docs/billing.md.
+A zero amount is skipped. What counts for each metric is written in docs/billing.md. Every refund of the
+service goes through this module.
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ async def charged(quotas: QuotaLedger, account: Account, charges: Iterable[Charg
                 taken.append((metric, amount))
         yield taken
     except BaseException:
-        for metric, amount in reversed(taken):
-            await quotas.refund(account, metric, amount)
+        await refund(quotas, account, reversed(taken))
         raise
+
+
+async def refund(quotas: QuotaLedger, account: Account, charges: Iterable[Charge], *, charged_at: float | None = None) -> None:
+    """Give ``charges`` back, to the month they were taken in (``charged_at``, default now)."""
+    for metric, amount in charges:
+        await quotas.refund(account, metric, amount, charged_at=charged_at)
