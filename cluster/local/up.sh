@@ -15,6 +15,9 @@ if [ -z "${REDIS_URL:-}" ]; then
   export REDIS_URL=redis://127.0.0.1:$PORT/0
 fi
 source cluster/local/ray-env.sh
+# Every tenant's outputs: owner-only from the start (the file store also creates and tightens them so).
+FILES_DIR=${MEDIATRANS_FILES_DIR:-var/files}
+(umask 077; mkdir -p "$FILES_DIR") && chmod 700 "$FILES_DIR"
 if ! ray status >/dev/null 2>&1; then
   echo "[ray] starting head node"
   ray start --head --num-cpus="${RAY_NUM_CPUS:-2}" --disable-usage-stats >var/ray-start.log 2>&1
