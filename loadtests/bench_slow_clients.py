@@ -20,7 +20,6 @@ when the benchmark stops waiting (the limit + 30 s), and the burst meets the 10 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import concurrent.futures
 import os
 import socket
@@ -35,6 +34,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loadtests.bench_api import make_token  # noqa: E402
 from loadtests.local_profile import start_ray  # noqa: E402
 from tests.support.services import free_port, redis_server, wait_http_ok  # noqa: E402
 
@@ -60,22 +60,6 @@ def start_app(redis_url: str, port: int, work: Path, idle_s: float, guard: bool)
         "storage": {"root_dir": str(work / "files")},
     }
     serve.run(build_app(args), name="mediatrans", route_prefix="/")
-
-
-def make_token(redis_url: str) -> str:
-    from redis.asyncio import Redis
-
-    from core.accounts import AccountStore
-
-    async def make() -> str:
-        redis = Redis.from_url(redis_url, decode_responses=True)
-        store = AccountStore(redis)
-        account = await store.create(f"slow-{time.time_ns()}", rate_per_minute=10_000_000, burst=100_000)
-        token = (await store.issue_token(account)).token
-        await redis.aclose()
-        return token
-
-    return asyncio.run(make())
 
 
 def stall(port: int, token: str, kind: str) -> socket.socket:
