@@ -26,7 +26,8 @@ SHOTS = {
     "pattern": "testsrc2=s=320x240:r={r}",
     "bars": "smptebars=s=320x240:r={r}[b{i}];color=yellow:s=40x40:r={r}[y{i}];[b{i}][y{i}]overlay=x='20+t*60':y=120",
     "zoom": "mandelbrot=s=320x240:r={r}",
-    "gradients": "gradients=s=320x240:r={r}:speed=0.02",
+    # Fixed colours: the random default can come out as dark as the next shot's background.
+    "gradients": "gradients=s=320x240:r={r}:speed=0.02:c0=0xff8000:c1=0xffffa0:seed=1",
     "inset": "color=0x203060:s=320x240:r={r}[c{i}];testsrc2=s=120x90:r={r}[p{i}];[c{i}][p{i}]overlay=x='t*50':y='40+t*20'",
     "pan": "testsrc=s=640x480:r={r},crop=320:240:x='t*30':y='t*15'",
     # Every frame differs from the last by ~11 % of full scale: the frame after the cut into it must not count.
