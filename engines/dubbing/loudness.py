@@ -26,6 +26,10 @@ At -14 LUFS (more than 10 dB of peak reduction) it landed 0.5 LU under with
 a true peak of +0.2 dBTP: inter-sample overshoot beats the margin. Speed:
 one loudnorm pass runs ~60× real time at 48 kHz on one core (a 3 h track:
 ~3 min per pass, two to five passes).
+
+``measure_track`` and ``normalise_track`` do the same on tracks in WAV files
+(``wav_track``): ffmpeg streams them, and the corrections are applied a block
+at a time, so a long track is never held in memory.
 """
 
 from __future__ import annotations
@@ -33,13 +37,15 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from engines.dubbing.mixdown import limit
-from engines.dubbing.pcm import run_filter
+from engines.dubbing.mixdown import limit, limit_range
+from engines.dubbing.pcm import run_filter, run_filter_file
+from engines.dubbing.wav_track import WavTrack, write_track
 from engines.errors import EngineFailure
 
 log = logging.getLogger(__name__)
@@ -73,14 +79,31 @@ class Loudness:
         return not self.integrated_lufs > SILENCE_LUFS
 
 
+_MEASURE = f"loudnorm=I=-23.00:TP={TRUE_PEAK_DB:.2f}:LRA={MIN_TARGET_LRA:.2f}:print_format=json"
+
+
 def measure(samples: np.ndarray, rate: int, *, timeout_s: float = TIMEOUT_S) -> Loudness:
     """The R128 loudness of mono ``samples`` at ``rate`` Hz (loudnorm's first pass).
 
     Raises:
         EngineFailure: ffmpeg failed or printed no measurement.
     """
-    graph = f"loudnorm=I=-23.00:TP={TRUE_PEAK_DB:.2f}:LRA={MIN_TARGET_LRA:.2f}:print_format=json"
-    _, stderr = run_filter(samples, rate, graph, timeout_s=timeout_s, what="measure loudness", out_rate=0, keep_log=True)
+    _, stderr = run_filter(samples, rate, _MEASURE, timeout_s=timeout_s, what="measure loudness", out_rate=0, keep_log=True)
+    return _measured(stderr)
+
+
+def measure_track(track: WavTrack, *, timeout_s: float = TIMEOUT_S) -> Loudness:
+    """``measure`` of a track (its range of its file), streamed by ffmpeg.
+
+    Raises:
+        EngineFailure: ffmpeg failed or printed no measurement.
+    """
+    graph = f"atrim=start_sample={track.offset}:end_sample={track.offset + len(track)},{_MEASURE}"
+    what = "measure loudness"
+    return _measured(run_filter_file(track.path, graph, None, rate=track.rate, timeout_s=timeout_s, what=what, keep_log=True))
+
+
+def _measured(stderr: bytes) -> Loudness:
     data = _last_json(stderr)
     return Loudness(
         integrated_lufs=_number(data, "input_i"),
@@ -116,13 +139,7 @@ def normalise(
     m = measured or measure(samples, rate, timeout_s=timeout_s)
     if m.silent:
         return samples
-    lra = min(50.0, max(MIN_TARGET_LRA, m.lra))
-    graph = (
-        f"loudnorm=I={target_lufs:.2f}:TP={true_peak_db:.2f}:LRA={lra:.2f}"
-        f":measured_I={_clamp(m.integrated_lufs, -99.0, 0.0):.2f}:measured_TP={_clamp(m.true_peak, -99.0, 99.0):.2f}"
-        f":measured_LRA={_clamp(m.lra, 0.0, 99.0):.2f}:measured_thresh={_clamp(m.threshold, -99.0, 0.0):.2f}"
-        ":linear=true:print_format=json"
-    )
+    graph = _second_pass(target_lufs, m, true_peak_db)
     out, stderr = run_filter(samples, rate, graph, timeout_s=timeout_s, what="normalise loudness", keep_log=True)
     out = _fit(out, len(samples))
     if _mode(stderr) == "linear":
@@ -135,6 +152,67 @@ def normalise(
         gain = np.float32(10 ** ((target_lufs - reached.integrated_lufs) / 20))
         out = limit(out * gain, rate, true_peak_db - SAMPLE_PEAK_MARGIN_DB)
     return out
+
+
+def normalise_track(
+    track: WavTrack,
+    dst: str | os.PathLike[str],
+    target_lufs: float,
+    *,
+    measured: Loudness | None = None,
+    true_peak_db: float = TRUE_PEAK_DB,
+    timeout_s: float = TIMEOUT_S,
+) -> WavTrack:
+    """``normalise`` of a whole-file track into the float WAV ``dst``, streamed: the same passes and corrections,
+    the corrections a block at a time. Silence and clips under ``MIN_SECONDS`` come back as ``track`` itself.
+
+    Raises:
+        ValueError: ``target_lufs`` is not finite, or ``track`` is part of its file.
+        EngineFailure: ffmpeg failed.
+    """
+    if not math.isfinite(target_lufs):
+        raise ValueError(f"target_lufs must be finite, got {target_lufs}")
+    if track.offset or len(track) != track.frames:
+        raise ValueError("normalise_track takes a whole file")
+    target_lufs = _clamp(target_lufs, -70.0, -5.0)
+    rate, length = track.rate, len(track)
+    if length < MIN_SECONDS * rate:
+        return track
+    m = measured or measure_track(track, timeout_s=timeout_s)
+    if m.silent:
+        return track
+    graph = _second_pass(target_lufs, m, true_peak_db)
+    stderr = run_filter_file(track.path, graph, dst, rate=rate, timeout_s=timeout_s, what="normalise loudness", keep_log=True)
+    out = WavTrack(dst, length=length)
+    if _mode(stderr) == "linear":
+        return out
+    for _ in range(CORRECTIONS):  # as in ``normalise``
+        reached = measure_track(out, timeout_s=timeout_s)
+        if reached.silent or abs(target_lufs - reached.integrated_lufs) <= CORRECT_ABOVE_LU:
+            break
+        out = _gained_and_limited(out, dst, np.float32(10 ** ((target_lufs - reached.integrated_lufs) / 20)), true_peak_db)
+    return out
+
+
+def _gained_and_limited(track: WavTrack, dst: str | os.PathLike[str], gain: np.float32, true_peak_db: float) -> WavTrack:
+    """``limit(track × gain)`` (the correction of ``normalise``) written to ``dst`` a block at a time."""
+    rate, length, ceiling = track.rate, len(track), true_peak_db - SAMPLE_PEAK_MARGIN_DB
+
+    def gained(lo: int, hi: int) -> np.ndarray:
+        return track.read(lo, hi) * gain
+
+    return write_track(dst, rate, length, lambda lo, hi: limit_range(gained, lo, hi, length, rate, ceiling))
+
+
+def _second_pass(target_lufs: float, m: Loudness, true_peak_db: float) -> str:
+    """loudnorm's second pass to ``target_lufs`` with the first pass's measurements, linear when it can be."""
+    lra = min(50.0, max(MIN_TARGET_LRA, m.lra))
+    return (
+        f"loudnorm=I={target_lufs:.2f}:TP={true_peak_db:.2f}:LRA={lra:.2f}"
+        f":measured_I={_clamp(m.integrated_lufs, -99.0, 0.0):.2f}:measured_TP={_clamp(m.true_peak, -99.0, 99.0):.2f}"
+        f":measured_LRA={_clamp(m.lra, 0.0, 99.0):.2f}:measured_thresh={_clamp(m.threshold, -99.0, 0.0):.2f}"
+        ":linear=true:print_format=json"
+    )
 
 
 def _mode(stderr: bytes) -> str:

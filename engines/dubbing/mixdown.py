@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,7 +52,7 @@ def assemble(lines: Sequence[PlacedLine], rate: int, duration_s: float) -> np.nd
     """
     track = np.zeros(max(0, round(duration_s * rate)), dtype=np.float32)
     for line in lines:
-        audio = _ramped(np.asarray(line.samples, dtype=np.float32), rate, line.fade_out_s)
+        audio = ramped(np.asarray(line.samples, dtype=np.float32), rate, line.fade_out_s)
         at = round(line.start * rate)
         lo, hi = max(at, 0), min(at + len(audio), len(track))
         if hi > lo:
@@ -88,6 +88,17 @@ def limit(samples: np.ndarray, rate: int, ceiling_db: float = CEILING_DB) -> np.
     return np.clip(out, -ceiling, ceiling)
 
 
+def limit_range(
+    read: Callable[[int, int], np.ndarray], lo: int, hi: int, total: int, rate: int, ceiling_db: float = CEILING_DB
+) -> np.ndarray:
+    """Samples ``[lo, hi)`` of ``limit`` over the whole ``total``-sample signal that ``read(a, b)`` returns,
+    computed from ``[lo, hi)`` and a margin either side wider than the limiter's reach: the same samples,
+    a block at a time."""
+    margin = 2 * max(1, round(LOOKAHEAD_S * rate)) + 2
+    a, b = max(0, lo - margin), min(total, hi + margin)
+    return limit(read(a, b), rate, ceiling_db)[lo - a : hi - a]
+
+
 def splice(original: np.ndarray, mixed: np.ndarray, rate: int, start_s: float, end_s: float | None) -> np.ndarray:
     """``original`` (the whole track) with ``[start_s, end_s)`` (to its end when None) replaced by ``mixed``.
 
@@ -108,7 +119,7 @@ def splice(original: np.ndarray, mixed: np.ndarray, rate: int, start_s: float, e
     inside[: len(part)] = part
     w = np.ones(hi - lo, dtype=np.float32)
     fade = min(round(SPLICE_FADE_S * rate), (hi - lo) // 2)
-    ramp = _rise(fade)
+    ramp = rise(fade)
     if lo > 0 and fade:
         w[:fade] = ramp
     if hi < n and fade:
@@ -127,20 +138,20 @@ def write_wav(samples: np.ndarray, rate: int, path: str | os.PathLike[str]) -> P
     return Path(path).absolute()
 
 
-def _ramped(audio: np.ndarray, rate: int, fade_out_s: float) -> np.ndarray:
+def ramped(audio: np.ndarray, rate: int, fade_out_s: float) -> np.ndarray:
     """``audio`` with ``EDGE_S`` ramps at both ends and a raised-cosine fade over its last ``fade_out_s``."""
     if len(audio) == 0:
         return audio
     out = audio.copy()
     edge = min(round(EDGE_S * rate), len(out) // 2)
     if edge:
-        out[:edge] *= _rise(edge)
+        out[:edge] *= rise(edge)
     fade = min(max(round(fade_out_s * rate), edge), len(out))
     if fade:
-        out[len(out) - fade :] *= _rise(fade)[::-1]
+        out[len(out) - fade :] *= rise(fade)[::-1]
     return out
 
 
-def _rise(length: int) -> np.ndarray:
+def rise(length: int) -> np.ndarray:
     """A raised-cosine ramp from near 0 to near 1 over ``length`` samples (never exactly 0 or 1)."""
     return (0.5 - 0.5 * np.cos(np.pi * (np.arange(length, dtype=np.float32) + 0.5) / length)).astype(np.float32)

@@ -3,7 +3,9 @@
 ffmpeg reads the samples as raw little-endian float32 from a temporary file
 (``run_tool`` takes no stdin; a file also avoids pipe deadlocks on long audio)
 and writes raw float32 to stdout, or nothing (``-f null``) when only the
-filter's log matters. Filter graphs hold numbers only, formatted by the callers.
+filter's log matters. ``run_filter_file`` does the same from a WAV file to a
+float WAV file, so a whole track goes through a filter without being held in
+memory. Filter graphs hold numbers only, formatted by the callers.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.media.ffmpeg import FFMPEG, check_exit, run_tool
+from engines.media.ffmpeg import FFMPEG, _atomic_output, check_exit, run_tool
 
 
 def run_filter(
@@ -53,3 +55,32 @@ def run_filter(
     check_exit(proc, cmd, what=what)
     out = np.frombuffer(proc.stdout, dtype="<f4", count=len(proc.stdout) // 4).astype(np.float32)
     return out, proc.stderr
+
+
+def run_filter_file(
+    src: str | os.PathLike[str],
+    graph: str,
+    dst: str | os.PathLike[str] | None,
+    *,
+    rate: int,
+    timeout_s: float,
+    what: str,
+    keep_log: bool = False,
+) -> bytes:
+    """The mono WAV ``src`` through the audio filter ``graph`` into ``dst`` (float WAV at ``rate`` Hz,
+    written atomically), or into nothing when ``dst`` is None; returns ffmpeg's stderr as ``run_filter`` does.
+
+    Raises:
+        EngineFailure / EngineUnavailable / EngineTimeout: as ``run_filter``.
+    """
+    cmd = [FFMPEG, "-nostdin", "-hide_banner", "-nostats", "-loglevel", "info" if keep_log else "error"]
+    cmd += ["-i", os.fspath(Path(src).absolute()), "-af", graph]
+    if dst is None:
+        proc = run_tool([*cmd, "-f", "null", "-"], timeout_s=timeout_s, what=what)
+        check_exit(proc, cmd, what=what)
+        return proc.stderr
+    with _atomic_output(dst) as tmp:
+        cmd += ["-ar", str(int(rate)), "-ac", "1", "-c:a", "pcm_f32le", "-f", "wav", os.fspath(tmp)]
+        proc = run_tool(cmd, timeout_s=timeout_s, what=what)
+        check_exit(proc, cmd, what=what)
+    return proc.stderr

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from engines.dubbing.loudness import measure, normalise
+from engines.dubbing.loudness import measure, measure_track, normalise, normalise_track
 from engines.dubbing.mixdown import CEILING_DB, SPLICE_FADE_S, PlacedLine, assemble, mix, splice, write_wav
 from engines.dubbing.mux import extract_full_audio, replace_audio
 from engines.dubbing.separation import separate
 from engines.dubbing.tempo import change_tempo
+from engines.dubbing.wav_track import WavTrack
 from tests.support.media import make_video
 from tests.support.speech import espeak
 
@@ -148,6 +149,26 @@ def test_normalise_reaches_the_target(speech: np.ndarray, target: float) -> None
     assert len(out) == len(signal) and out.dtype == np.float32
     after = measure(out, RATE)
     assert after.integrated_lufs == pytest.approx(target, abs=1.0)
+    assert after.true_peak <= -0.5
+
+
+@pytest.mark.parametrize("target", [-27.0, -16.0])  # linear gain, and loudnorm's dynamic mode with corrections
+def test_normalise_track_streams_to_the_target_as_normalise_does(speech: np.ndarray, target: float, tmp_path: Path) -> None:
+    music = chord(len(speech) / RATE)
+    signal = 0.3 * speech + 0.05 * music / np.abs(music).max()
+    sf.write(tmp_path / "in.wav", signal, RATE, subtype="FLOAT")
+    track = WavTrack(tmp_path / "in.wav")
+    before = measure_track(track)
+    assert before.integrated_lufs == pytest.approx(measure(signal, RATE).integrated_lufs, abs=0.05)
+    third = len(signal) // 3
+    part = measure_track(track.view(third, 2 * third))  # a range of the file, as the dub's reference is
+    assert part.integrated_lufs == pytest.approx(measure(signal[third : 2 * third], RATE).integrated_lufs, abs=0.05)
+    out = normalise_track(track, tmp_path / "out.wav", target, measured=before)
+    assert len(out) == len(signal) and out.path == tmp_path / "out.wav"
+    after = measure_track(out)
+    reference = measure(normalise(signal, RATE, target, measured=before), RATE)
+    assert after.integrated_lufs == pytest.approx(target, abs=1.0)
+    assert after.integrated_lufs == pytest.approx(reference.integrated_lufs, abs=0.3)
     assert after.true_peak <= -0.5
 
 
