@@ -15,6 +15,8 @@ Steps (docs/dubbing.md):
 5. mux: the video stream is copied, the audio track replaced.
 
 A JSON report tells per line how it was fitted; the pipeline publishes it.
+Audio lives in files in the work folder (``soundtrack``): spoken lines, stems
+and tracks are never held whole, so memory does not grow with the video.
 """
 
 from __future__ import annotations
@@ -27,25 +29,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import soundfile as sf
 import soxr
 
-from engines.dubbing import fitting, loudness, mixdown, mux
-from engines.dubbing.tempo import change_tempo
+from engines.dubbing import fitting, mux
 from engines.translation.base import TranslationHints, TranslationRequest, TranslationResult
 from engines.tts.synthesizer import SpeechRequest
 from engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.line_audio import LineAudio, line_key
 from pipelines.dubbing.lines import DubLine
 from pipelines.dubbing.own_voices import FitVoice, OwnVoice, fit_own_voices
+from pipelines.dubbing.soundtrack import TRACK_RATE, LineFiles, OriginalAudio, Separate, build, original_audio, place
 from pipelines.dubbing.voices import FittedVoice, Speaker, VoiceChoice, choose_voices
 
 log = logging.getLogger(__name__)
 
-TRACK_RATE = 48_000
 #: Lines synthesized at once (the TTS deployment decodes one at a time per replica; two keep it busy).
 SYNTH_CONCURRENCY = 2
-FADE_S = 0.05
 #: Synthesized silence quieter than this (dB under the line's loudest 10 ms) is trimmed, keeping TRIM_KEEP_S.
 TRIM_FLOOR_DB, TRIM_KEEP_S = -40.0, 0.03
 #: Share of the synthesizing stage spent speaking lines; separation, mixing and the mux take the rest.
@@ -63,7 +62,8 @@ class DubbingDeps:
     Attributes:
         synthesize: (request, pitch shift in semitones) → (float32 samples, rate) of one line.
         voice_catalogue: language → the TTS voices that speak it (``voice_id``, ``gender``, ...).
-        separate: (samples, rate, report) → (speech, background) of the original audio.
+        separate: (the processed range of the original track, speech file, background file, report) →
+            the two stems as tracks (``separation.separate_track``).
         ranking: measured voice order per language (professional voices).
         fitted_voices: the account's ready fitted voices for a language, with embeddings (None: not used).
         fit_voice: fits a voice to a speaker's speech (``dubbing_voice=original``; None: no cloner deployed).
@@ -72,7 +72,7 @@ class DubbingDeps:
 
     synthesize: Callable[[SpeechRequest, float], Awaitable[tuple[np.ndarray, int]]]
     voice_catalogue: Callable[[str], Awaitable[list[dict[str, Any]]]]
-    separate: Callable[[np.ndarray, int, Report], Awaitable[tuple[np.ndarray, np.ndarray]]]
+    separate: Separate
     ranking: VoiceTable = dataclasses.field(default_factory=VoiceTable)
     fitted_voices: Callable[[str], Awaitable[list[FittedVoice]]] | None = None
     fit_voice: FitVoice | None = None
@@ -100,9 +100,15 @@ class DubRequest:
 
 @dataclasses.dataclass
 class _Spoken:
+    """A spoken line, its audio kept in a file (``LineFiles``)."""
+
     line: DubLine
-    audio: np.ndarray
+    audio: tuple[Path, int]
     reasked: bool = False
+
+    @property
+    def seconds(self) -> float:
+        return self.audio[1] / TRACK_RATE
 
 
 async def dub(
@@ -123,50 +129,41 @@ async def dub(
     original = request.voice == ORIGINAL
     choices = choose_voices(ORIGINAL_FALLBACK if original else request.voice, lang, catalogue, deps.ranking, speakers, fitted)
     # Separation needs only the original audio: it runs while the lines are spoken (TTS works in its own replica).
-    original_audio = asyncio.create_task(_original_audio(request, media, workdir, deps, timeout_s))
+    extracting = asyncio.create_task(
+        original_audio(media, workdir, request.start, request.end, request.bg_music, deps.separate, timeout_s)
+    )
     own: dict[str | None, OwnVoice] = {}
+    files = LineFiles(workdir / "lines")
     try:
         if original:  # each speaker's own voice is fitted from their speech first (the separated speech if kept)
-            _, speech, _ = await asyncio.shield(original_audio)
+            speech = (await asyncio.shield(extracting)).speech
             cloned = deps.fit_voice if any(v.get("engine") == "kokoro" for v in catalogue) else None
             own = await fit_own_voices(lines, speakers, speech, TRACK_RATE, request.start, lang, cloned,
                                        lambda f: report(SPEAK_SHARE * 0.2 * f))  # fmt: skip
             choices |= {name: voice.choice for name, voice in own.items() if voice.choice is not None}
-        spoken = await _speak_all(request, lines, choices, deps, lambda f: report(SPEAK_SHARE * 0.8 * f))
-        spoken = await _shorten(request, spoken, choices, deps, translate)
+        spoken = await _speak_all(request, lines, choices, deps, files, lambda f: report(SPEAK_SHARE * 0.8 * f))
+        spoken = await _shorten(request, spoken, choices, deps, files, translate)
         report(SPEAK_SHARE)
         slots = [fitting.Slot(s.line.start, s.line.end) for s in spoken]
-        fits = fitting.plan(slots, [len(s.audio) / TRACK_RATE for s in spoken], request.end, media_start=request.start)
-        placed = await asyncio.to_thread(_placed, spoken, fits, request.start, timeout_s)
-        full, reference_source, background = await original_audio
+        fits = fitting.plan(slots, [s.seconds for s in spoken], request.end, media_start=request.start)
+        clips = await asyncio.to_thread(place, [s.audio for s in spoken], fits, request.start, files.folder, timeout_s)
+        source: OriginalAudio = await extracting
     finally:
-        original_audio.cancel()
+        extracting.cancel()
     report(SPEAK_SHARE + SEPARATE_SHARE)
 
-    track, levels = await asyncio.to_thread(_mix, placed, reference_source, background, request, full, timeout_s)
-    wav = workdir / "dub.wav"
-    await asyncio.to_thread(mixdown.write_wav, track, TRACK_RATE, wav)
+    wav, levels = await asyncio.to_thread(build, clips, source, request.start, request.end, request.bg_music, workdir, timeout_s)
     video = await asyncio.to_thread(mux.replace_audio, media, wav, workdir / "dubbed.mp4", timeout_s=timeout_s)
     return video, _report(request, spoken, fits, choices, levels, own)
 
 
-async def _original_audio(
-    request: DubRequest, media: Path, workdir: Path, deps: DubbingDeps, timeout_s: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(whole original track, the span's speech reference, the span's background or None when bg_music is 0)."""
-    original = await asyncio.to_thread(
-        mux.extract_full_audio, media, workdir / "original.wav", rate=TRACK_RATE, timeout_s=timeout_s
-    )
-    full, _ = sf.read(original, dtype="float32")
-    span = full[int(request.start * TRACK_RATE) : int(request.end * TRACK_RATE)]
-    if request.bg_music > 0 and len(span):
-        speech, background = await deps.separate(span, TRACK_RATE, lambda _fraction: None)
-        return full, speech, background
-    return full, span, None
-
-
 async def _speak_all(
-    request: DubRequest, lines: Sequence[DubLine], choices: Mapping[str | None, VoiceChoice], deps: DubbingDeps, report: Report
+    request: DubRequest,
+    lines: Sequence[DubLine],
+    choices: Mapping[str | None, VoiceChoice],
+    deps: DubbingDeps,
+    files: LineFiles,
+    report: Report,
 ) -> list[_Spoken]:
     gate = asyncio.Semaphore(SYNTH_CONCURRENCY)
     done = 0
@@ -177,7 +174,7 @@ async def _speak_all(
             audio = await _speak(request, line.text, choices.get(line.speaker) or choices[None], deps)
         done += 1
         report(done / max(len(lines), 1))
-        return _Spoken(line, audio)
+        return _Spoken(line, files.keep(audio))
 
     return list(await asyncio.gather(*(one(line) for line in lines)))
 
@@ -223,6 +220,7 @@ async def _shorten(
     spoken: list[_Spoken],
     choices: Mapping[str | None, VoiceChoice],
     deps: DubbingDeps,
+    files: LineFiles,
     translate: Callable[[TranslationRequest], Awaitable[TranslationResult]],
 ) -> list[_Spoken]:
     """Lines much too long for their slot are translated again with a length limit and spoken again."""
@@ -240,8 +238,8 @@ async def _shorten(
         if not text or len(text) >= len(item.line.text):
             continue
         audio = await _speak(request, text, choices.get(item.line.speaker) or choices[None], deps)
-        if len(audio) < len(item.audio):
-            spoken[i] = _Spoken(dataclasses.replace(item.line, text=text), audio, reasked=True)
+        if len(audio) < item.audio[1]:
+            spoken[i] = _Spoken(dataclasses.replace(item.line, text=text), files.keep(audio), reasked=True)
     return spoken
 
 
@@ -249,7 +247,7 @@ def _needs_shorter(request: DubRequest, spoken: Sequence[_Spoken]) -> dict[int, 
     """Lines to translate again → the fraction of their length to ask for: much too long for their slot,
     or cut short by the plan once the neighbours took their share of the silence."""
     slots = [fitting.Slot(s.line.start, s.line.end) for s in spoken]
-    natural = [len(s.audio) / TRACK_RATE for s in spoken]
+    natural = [s.seconds for s in spoken]
     fits = fitting.plan(slots, natural, request.end, media_start=request.start)
     out: dict[int, float] = {}
     for i, fit in enumerate(fits):
@@ -260,39 +258,6 @@ def _needs_shorter(request: DubRequest, spoken: Sequence[_Spoken]) -> dict[int, 
         if fraction is not None:
             out[i] = fraction
     return out
-
-
-def _placed(spoken: Sequence[_Spoken], fits: Sequence[fitting.Fit], offset: float, timeout_s: float) -> list[mixdown.PlacedLine]:
-    placed = []
-    for item, fit in zip(spoken, fits):
-        audio = change_tempo(item.audio, TRACK_RATE, fit.tempo, timeout_s=timeout_s) if fit.tempo != 1.0 else item.audio
-        audio = audio[: max(0, round((fit.end - fit.start) * TRACK_RATE))]
-        fade = FADE_S if fit.truncated_s > 0 else 0.0
-        placed.append(mixdown.PlacedLine(fit.start - offset, audio, fade_out_s=fade))
-    return placed
-
-
-def _mix(
-    placed: Sequence[mixdown.PlacedLine],
-    reference: np.ndarray,
-    background: np.ndarray | None,
-    request: DubRequest,
-    full: np.ndarray,
-    timeout_s: float,
-) -> tuple[np.ndarray, dict[str, float | None]]:
-    dub = mixdown.assemble(placed, TRACK_RATE, request.end - request.start)
-    target = loudness.measure(reference, TRACK_RATE, timeout_s=timeout_s)
-    levels: dict[str, float | None] = {"reference_lufs": _finite(target.integrated_lufs)}
-    if levels["reference_lufs"] is not None and np.any(dub):
-        dub = loudness.normalise(dub, TRACK_RATE, target.integrated_lufs, timeout_s=timeout_s)
-        levels["dub_lufs"] = _finite(loudness.measure(dub, TRACK_RATE, timeout_s=timeout_s).integrated_lufs)
-    mixed = mixdown.mix(dub, background, request.bg_music, rate=TRACK_RATE)
-    end = request.end if request.end < len(full) / TRACK_RATE - 1e-3 else None
-    return mixdown.splice(full, mixed, TRACK_RATE, request.start, end), levels
-
-
-def _finite(value: float) -> float | None:
-    return round(float(value), 2) if np.isfinite(value) and value > -70 else None
 
 
 def _report(

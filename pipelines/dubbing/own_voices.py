@@ -21,6 +21,7 @@ import numpy as np
 import soundfile as sf
 import soxr
 
+from engines.dubbing.wav_track import WavTrack
 from engines.errors import EngineError
 from engines.voice.cloner import PREPARED_RATE
 from engines.voice.sample import SampleLimits
@@ -61,7 +62,7 @@ class OwnVoice:
 
 
 def speaker_speech(
-    lines: Sequence[DubLine], speaker: str | None, track: np.ndarray, rate: int, start: float
+    lines: Sequence[DubLine], speaker: str | None, track: np.ndarray | WavTrack, rate: int, start: float
 ) -> tuple[np.ndarray, float]:
     """The speaker's lines cut from ``track`` (which starts at media time ``start``), joined with short gaps and
     resampled to 16 kHz, the longest lines first, at most :data:`MAX_SPEECH_S` in all; and the seconds of speech."""
@@ -93,7 +94,7 @@ def wav_bytes(samples: np.ndarray) -> bytes:
 async def fit_own_voices(
     lines: Sequence[DubLine],
     speakers: Sequence[Speaker],
-    track: np.ndarray,
+    track: np.ndarray | WavTrack,
     rate: int,
     start: float,
     lang: str,

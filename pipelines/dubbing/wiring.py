@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from engines.dubbing.separation import separate
+from engines.dubbing.separation import separate_track
+from engines.dubbing.wav_track import WavTrack
 from engines.tts.synthesizer import SpeechRequest
 from engines.tts.voice_table import VoiceTable
 from pipelines.dubbing.dubber import DubbingDeps
@@ -39,9 +41,11 @@ def dubbing_deps(services: WorkerServices) -> DubbingDeps | None:
         voices: list[dict[str, Any]] = await tts.voice_catalogue.remote(lang)
         return voices
 
-    async def separate_audio(samples: np.ndarray, rate: int, report: Callable[[float], None]) -> tuple[np.ndarray, np.ndarray]:
+    async def separate_audio(
+        span: WavTrack, speech: Path, background: Path, report: Callable[[float], None]
+    ) -> tuple[WavTrack, WavTrack]:
         denoiser = await asyncio.to_thread(_denoiser, args.separation_threads)
-        return await asyncio.to_thread(separate, samples, rate, denoiser, on_progress=report)
+        return await asyncio.to_thread(separate_track, span, speech, background, denoiser, on_progress=report)
 
     cloner = services.handles.get("voice_cloner")
 

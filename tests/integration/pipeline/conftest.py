@@ -21,7 +21,8 @@ from engines.asr.types import Transcript
 from engines.asr.whisper import WhisperEngine
 from engines.audio.denoise import DeepFilterDenoiser
 from engines.diarization.base import Diarization, DiarizationEngine
-from engines.dubbing.separation import separate
+from engines.dubbing.separation import separate_track
+from engines.dubbing.wav_track import WavTrack
 from engines.media.probe import MediaInfo
 from engines.registry import create_engine, start_engine
 from engines.translation.apertium.engine import ApertiumEngine
@@ -169,8 +170,10 @@ def dubbing_deps(synthesizer: Synthesizer, denoiser: DeepFilterDenoiser, cloner:
     async def catalogue(lang: str) -> list[dict[str, Any]]:
         return [{**v.public(), "quality": v.quality} for v in synthesizer.voices(lang)]
 
-    async def separate_audio(samples: np.ndarray, rate: int, report: Callable[[float], None]) -> tuple[np.ndarray, np.ndarray]:
-        return await asyncio.to_thread(separate, samples, rate, denoiser, on_progress=report)
+    async def separate_audio(
+        span: WavTrack, speech: Path, background: Path, report: Callable[[float], None]
+    ) -> tuple[WavTrack, WavTrack]:
+        return await asyncio.to_thread(separate_track, span, speech, background, denoiser, on_progress=report)
 
     ranking = VoiceTable.load(project_path(LOCAL_ARGS["dubbing"]["voice_ranking"]))
     return DubbingDeps(synthesize, catalogue, separate_audio, ranking, fit_voice=fit_voice if cloner is not None else None)
