@@ -6,8 +6,8 @@ kept, the processed range is separated into speech and background WAV files
 (``LineFiles``), sped up and cut to their slots as clips (``place``), laid on
 the dub track, brought to the loudness of the original speech and mixed over
 the background into the original (``build``). No step holds a whole track:
-a 3-hour dub needs the memory of a 5-minute one, and about 12 GB of scratch
-disk (48 kHz float tracks: original, two stems, dub, normalised dub).
+a 3-hour dub needs the memory of a 5-minute one, and about 4 GB of scratch
+disk per hour of video (docs/dubbing-audio.md).
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def place(
     clips = []
     for k, ((path, _length), fit) in enumerate(zip(spoken, fits)):
         audio = np.load(path)
+        path.unlink(missing_ok=True)  # the clip replaces it
         audio = change_tempo(audio, TRACK_RATE, fit.tempo, timeout_s=timeout_s) if fit.tempo != 1.0 else audio
         audio = audio[: max(0, round((fit.end - fit.start) * TRACK_RATE))]
         line = PlacedLine(fit.start - offset, audio, fade_out_s=FADE_S if fit.truncated_s > 0 else 0.0)
