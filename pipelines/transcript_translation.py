@@ -134,6 +134,26 @@ async def translate_transcript(
 ) -> TranslatedTranscript:
     groups = _groups(layout, transcript)
     sentences = [_sentence(g) for g in groups]
+    translations, full = await translate_groups(
+        spec, groups, sentences, source, translate, report, layout=layout, summarize=summarize, early=early
+    )
+    return lay_out(spec, layout, groups, sentences, translations, source, full)
+
+
+async def translate_groups(
+    spec: VideoJobSpec,
+    groups: list[tuple[Cue, ...]],
+    sentences: list[str],
+    source: str,
+    translate: Translate,
+    report: Report,
+    *,
+    layout: Layout,
+    summarize: Summarize | None = None,
+    early: EarlyTranslation | None = None,
+) -> tuple[list[str], list[str | None]]:
+    """Each sentence's translation, condensed where it is still too fast to read over its cues, and the full
+    translation of each condensed one (None for the others)."""
     translations = await _translate_all(sentences, source, spec, early.translate if early else translate, report, summarize)
     full: list[str | None] = [None] * len(translations)
     if needs_translation(spec, source):
@@ -141,7 +161,7 @@ async def translate_transcript(
             groups, sentences, translations, layout.target, source, spec.target_lang, translate,
             engine=spec.engine, terms=glossary_terms(spec, source), bilingual=spec.bilingual,
         )  # fmt: skip
-    return lay_out(spec, layout, groups, sentences, translations, source, full)
+    return translations, full
 
 
 def lay_out(

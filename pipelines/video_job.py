@@ -15,6 +15,7 @@ from pipelines.job_runner import JobContext
 from pipelines.outcome import Done, Outcome
 from pipelines.progress import Progress
 from pipelines.services import WorkerServices
+from pipelines.video_language import add_language
 from pipelines.video_revision import revise_video
 from pipelines.video_translation import PipelineDeps, translate_video
 from pipelines.wiring import build_deps
@@ -25,7 +26,8 @@ DepsFactory = Callable[[WorkerServices, Task, VideoJobSpec], PipelineDeps]
 
 
 class VideoJobHandler:
-    """Runs video translation tasks (contract 4.1), and their revisions, with progress in the contract's stages."""
+    """Runs video translation tasks (contract 4.1), their revisions and added languages, with progress in the
+    contract's stages."""
 
     error_group = ErrorGroup.VIDEO
     first_stage = "validating"
@@ -35,18 +37,18 @@ class VideoJobHandler:
 
     async def run(self, task: Task, ctx: JobContext) -> Outcome:
         spec = VideoJobSpec.model_validate(task.params)
-        revision = spec.revision is not None
+        stored = not spec.recognizes  # a revision or an added language renders a stored transcript
         progress = Progress(
-            ctx.report, diarization=spec.enable_diarization, revision=revision, initial_estimate_s=task.estimated_seconds or 60
+            ctx.report, diarization=spec.enable_diarization, revision=stored, initial_estimate_s=task.estimated_seconds or 60
         )
         started = time.monotonic()
-        run = revise_video if revision else translate_video
+        run = revise_video if spec.revision is not None else add_language if spec.translation_of is not None else translate_video
         result = await run(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
         elapsed = time.monotonic() - started
         timings = progress.timings()
         log.info("task %s completed in %.1f s; stages %s", task.task_id, elapsed, timings)
         metrics.stage_durations(timings)
-        if revision:  # a revision's speed says nothing about recognizing a video
+        if spec.revision is not None:  # a revision's speed says nothing about recognizing a video
             return Done(result)
         try:
             await ctx.services.speed.record(spec.speed_kind, elapsed, float(result.get("duration") or 0))

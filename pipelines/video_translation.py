@@ -124,7 +124,7 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
 
         await progress.enter("recognizing")
         language = spec.source_lang or (await deps.detect_language(audio[: int(DETECT_WINDOW_S * SAMPLE_RATE)]))[0]
-        await _check_pair(deps, language, spec.target_lang)
+        await check_pair(deps, language, spec.target_lang)
         glossary = job_glossary(spec, language)
         layout = layout_of(
             spec, language, spec.target_lang, speaker_labels=spec.enable_diarization,
@@ -281,7 +281,8 @@ def _range(spec: VideoJobSpec, info: MediaInfo) -> tuple[float, float | None]:
     return spec.start_time, end
 
 
-async def _check_pair(deps: PipelineDeps, source: str, target: str) -> None:
+async def check_pair(deps: PipelineDeps, source: str, target: str) -> None:
+    """Refuse a language pair the translator does not offer (the submission could not check a detected source)."""
     if not translates(await deps.pairs(), source, target):
         raise UnsupportedLanguage(
             f"speech in {source} cannot be translated into {target} on this service", source=source, target=target

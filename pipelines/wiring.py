@@ -150,10 +150,12 @@ def _publisher(services: WorkerServices, task: Task) -> Callable[[Path, str, str
 
 
 def _with_line_audio(deps: DubbingDeps | None, services: WorkerServices, task: Task, spec: VideoJobSpec) -> DubbingDeps | None:
-    """Spoken lines kept in the folder of the task that recognized the video (its revisions share them)."""
+    """Spoken lines kept in the folder of the task that recognized the video (its revisions and added languages
+    share them)."""
     if deps is None:
         return None
-    folder = spec.revision.root_task_id if spec.revision else task.task_id
+    origin = spec.revision or spec.translation_of
+    folder = origin.root_task_id if origin is not None else task.task_id
 
     async def record(key: str, size: int) -> None:
         await services.tasks.record_output(task.account_id, key, size)

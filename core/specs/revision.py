@@ -19,7 +19,7 @@ from core.specs.revision_of import RevisionOf
 from core.specs.transcript import MAX_EDITS, SegmentEdit
 from core.specs.video import LAYOUT_FIELDS, VideoJobSpec, VideoOptions
 
-__all__ = ["REVISABLE", "ReviseRequest", "RevisionOf", "revision_spec"]
+__all__ = ["REVISABLE", "ReviseRequest", "RevisionOf", "optional_field", "revision_spec"]
 
 #: Submission fields a revision may set; the others stay the parent's.
 REVISABLE = (
@@ -43,7 +43,8 @@ REVISABLE = (
 )
 
 
-def _optional(name: str) -> tuple[Any, FieldInfo]:
+def optional_field(name: str) -> tuple[Any, FieldInfo]:
+    """A submission field as an optional one: omitted (None) means the parent task's value."""
     info = VideoOptions.model_fields[name]
     described = info.description or ""
     return info.annotation | None, FieldInfo.merge_field_infos(  # type: ignore[return-value,operator]
@@ -54,7 +55,7 @@ def _optional(name: str) -> tuple[Any, FieldInfo]:
 _ReviseOptions: type[BaseModel] = create_model(  # type: ignore[call-overload]
     "ReviseOptions",
     __config__=ConfigDict(extra="forbid", str_strip_whitespace=True),
-    **{name: _optional(name) for name in REVISABLE},
+    **{name: optional_field(name) for name in REVISABLE},
 )
 
 

@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE, LanguageCode
 from core.specs.revision_of import RevisionOf
+from core.specs.translation_of import TranslationOf
 from engines.media.probe import MAX_BYTES, MAX_DURATION_S
 from engines.translation.glossary import Glossary
 
@@ -202,6 +203,19 @@ class VideoJobSpec(VideoOptions):
     explicit_layout: list[str] = Field(default_factory=list)
     #: A revision's parent and edits; None for a task that recognizes.
     revision: RevisionOf | None = None
+    #: An added language's parent (docs/video-languages.md); None for a task that recognizes.
+    translation_of: TranslationOf | None = None
+
+    @property
+    def speed_kind(self) -> str:
+        """As the options', measured apart for added languages (they skip extraction and recognition)."""
+        kind = super().speed_kind
+        return f"added-{kind}" if self.translation_of is not None else kind
+
+    @property
+    def recognizes(self) -> bool:
+        """Whether the task recognizes its video; revisions and added languages render a stored transcript."""
+        return self.revision is None and self.translation_of is None
 
     def stored(self) -> dict[str, Any]:
         """The JSON-ready form kept in the task record."""

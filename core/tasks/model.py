@@ -105,6 +105,9 @@ class Task:
         revision = self.params.get("revision") if isinstance(self.params, dict) else None
         if isinstance(revision, dict):  # a revision of a video task (docs/video-revisions.md)
             body["parent_task_id"], body["revision"] = revision.get("parent_task_id"), revision.get("number")
+        added = self.params.get("translation_of") if isinstance(self.params, dict) else None
+        if isinstance(added, dict):  # an added language of a video task (docs/video-languages.md)
+            body["parent_task_id"] = added.get("parent_task_id")
         if self.status in (S.QUEUED, S.PROCESSING) and self.estimated_seconds is not None:
             body["estimated_seconds"] = self.estimated_seconds
         if self.status is S.PROCESSING and self.stage:

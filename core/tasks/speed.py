@@ -19,7 +19,15 @@ class SpeedStats:
     ALPHA = 0.3
     #: Until a kind has been measured: on 2 CPU cores, ``loadtests/bench_long_video.py`` measured 0.42-0.48 s per
     #: second for diarized subtitles and 0.91 for dubbing (5 and 20 minutes; GPU clusters measure their own).
-    DEFAULTS: ClassVar[dict[str, float]] = {"subtitles": 0.5, "burn": 1.0, "dub": 0.95}
+    #: An added language (``added-*``) skips extraction and recognition, about a quarter of a subtitle task.
+    DEFAULTS: ClassVar[dict[str, float]] = {
+        "subtitles": 0.5,
+        "burn": 1.0,
+        "dub": 0.95,
+        "added-subtitles": 0.3,
+        "added-burn": 0.8,
+        "added-dub": 0.8,
+    }
     FIXED_OVERHEAD_S = 5.0
 
     def __init__(self, redis: Redis) -> None:
