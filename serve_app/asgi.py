@@ -16,11 +16,24 @@ from serve_app.middleware import (
 from serve_app.ratelimit_headers import RateLimitHeadersMiddleware
 from serve_app.request_metrics import RequestMetricsMiddleware
 from serve_app.responses import HANDLED, handle_exception
-from serve_app.routes import account, files, game, glossaries, grammar, languages, revisions, system, tts, video, voice
+from serve_app.routes import (
+    account,
+    added_languages,
+    files,
+    game,
+    glossaries,
+    grammar,
+    languages,
+    revisions,
+    system,
+    tts,
+    video,
+    voice,
+)
 from serve_app.routing import resources
 from serve_app.services import Services
 
-ROUTE_MODULES = (languages, account, glossaries, game, grammar, video, revisions, voice, tts, files, system)
+ROUTE_MODULES = (languages, account, glossaries, game, grammar, video, revisions, added_languages, voice, tts, files, system)
 
 
 def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:

@@ -76,7 +76,7 @@ async def validate_submission(services: Services, account: Account, form: FormBo
     for field in ("video_url", "callback_url"):
         if getattr(params, field):
             await check_url_field(services, field, getattr(params, field))
-    glossary = await _glossary(services, account, params.glossary_id, source, target)
+    glossary = await resolve_glossary(services, account, params.glossary_id, source, target)
     info = await _probe_upload(form.file, params) if form.file else None
     options = params.model_copy(update={"target_lang": target, "source_lang": source})
     fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None}
@@ -141,7 +141,7 @@ async def check_url_field(services: Services, field: str, url: str) -> None:
         raise ApiError(ErrorKind.INVALID_URL, f"{field}: {exc}") from None
 
 
-async def _glossary(
+async def resolve_glossary(
     services: Services, account: Account, glossary_id: str | None, source: str | None, target: str
 ) -> GlossarySnapshot | None:
     """A snapshot of the glossary: later edits do not change a submitted task."""

@@ -22,12 +22,23 @@ class TranscriptSegment(BaseModel):
 class TranscriptBody(BaseModel):
     task_id: str
     parent_task_id: str | None = None
-    revision: int = Field(description="0 for a task that recognized the video, n for its n-th revision.")
+    revision: int = Field(description="0 for a task that recognized the video or an added language, n for its n-th revision.")
     source_lang: str
     target_lang: str
     duration: float
     speakers: list[str] | None = Field(None, description="Diarized tasks: the speakers' names.")
     segments: list[TranscriptSegment]
+
+
+class AddLanguageResponse(BaseModel):
+    """The answer to ``POST /v1/video/task/{id}/translations``: a submission's, and the parent task."""
+
+    task_id: str
+    status: str
+    created_at: str
+    estimated_seconds: int
+    parent_task_id: str
+    target_lang: str
 
 
 class ReviseResponse(BaseModel):

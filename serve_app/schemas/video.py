@@ -24,7 +24,7 @@ class TaskRecord(BaseModel):
     status: str = Field(description="queued, processing, completed, failed or expired")
     progress: int
     created_at: str
-    parent_task_id: str | None = Field(None, description="A revision's parent task (extension).")
+    parent_task_id: str | None = Field(None, description="A revision's or an added language's parent task (extension).")
     revision: int | None = Field(None, description="A revision's number in its chain, 1 for the first (extension).")
     estimated_seconds: int | None = None
     stage: str | None = None
