@@ -81,7 +81,7 @@ def test_same_key_same_task_and_the_parents_choices_carry_over(client: httpx.Cli
     srt_text = download(client, task["result"]["subtitle_url"]).decode()  # the parent's srt, in Portuguese
     assert list(srt.parse(srt_text))
     conflict = add(client, owner, done["task_id"], {"target_lang": "ca"}, **key)
-    assert_error(conflict, 409, "IDEMPOTENCY_CONFLICT")
+    assert_error(conflict, 409, "IDEMPOTENCY_KEY_REUSED")
 
 
 def test_refusals(client: httpx.Client, accounts: Accounts, owner: dict[str, str], done: dict, talk: Path) -> None:
