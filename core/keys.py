@@ -84,6 +84,12 @@ def pending_tasks() -> str:
     return f"{PREFIX}:tasks-pending"
 
 
+def held_tasks() -> str:
+    """Sorted set of queued tasks without a job yet (an added target waiting for its video's recognition), by
+    creation time; ``TaskStore.release`` gives each its job."""
+    return f"{PREFIX}:tasks-held"
+
+
 def job_stream() -> str:
     """The job stream; acknowledged entries are deleted, so it holds only unfinished jobs."""
     return f"{PREFIX}:jobs"

@@ -11,6 +11,7 @@ from core.errors import ErrorGroup
 from core.specs.video import VideoJobSpec
 from core.tasks import Task
 from core.tasks.store import TRANSIENT
+from pipelines.added_targets import fail_targets, release_targets
 from pipelines.job_runner import JobContext
 from pipelines.outcome import Done, Outcome
 from pipelines.progress import Progress
@@ -44,6 +45,7 @@ class VideoJobHandler:
         started = time.monotonic()
         run = revise_video if spec.revision is not None else add_language if spec.translation_of is not None else translate_video
         result = await run(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
+        await release_targets(ctx.services, spec)  # the transcript they translate is stored
         elapsed = time.monotonic() - started
         timings = progress.timings()
         log.info("task %s completed in %.1f s; stages %s", task.task_id, elapsed, timings)
@@ -55,3 +57,7 @@ class VideoJobHandler:
         except TRANSIENT as exc:  # an estimate is not worth failing a finished task
             log.warning("speed of task %s not recorded: %s", task.task_id, exc)
         return Done(result)
+
+    async def on_failed(self, task: Task, services: WorkerServices) -> None:
+        """The languages held for this task's recognition fail with it."""
+        await fail_targets(services, task)

@@ -23,6 +23,7 @@ from engines.media.probe import MediaInfo
 from engines.net.fetch import download
 from engines.translation.base import TranslationRequest, TranslationResult
 from engines.translation.glossary import Glossary
+from pipelines.added_targets import charge_targets
 from pipelines.chunked_asr import ChunkedAsrOptions, transcribe_long
 from pipelines.dubbing.dubber import DubbingDeps
 from pipelines.dubbing.line_audio import LineAudio
@@ -92,7 +93,8 @@ def _obtainer(services: WorkerServices) -> Callable[[UploadSource | UrlSource, P
 
 def _admitter(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Callable[[MediaInfo], Awaitable[None]]:
     async def admit(info: MediaInfo) -> None:
-        """A fetched URL's minutes and feature extras are charged once its duration is known (uploads paid at submission)."""
+        """A fetched URL's minutes and feature extras, and those of the languages held for it, are charged once its
+        duration is known (uploads paid at submission)."""
         if not isinstance(spec.source, UrlSource):
             return
         account = await services.accounts.get(task.account_id)
@@ -101,6 +103,7 @@ def _admitter(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Calla
         charges = [("video_minutes", billable_minutes(info.duration)), *feature_charges(spec, info.duration)]
         for metric, amount in charges:
             await services.quotas.consume_once(account, metric, amount, charge_id=task.task_id)
+        await charge_targets(services, account, spec, info.duration)
 
     return admit
 

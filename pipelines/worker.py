@@ -7,7 +7,8 @@ Each replica runs four independent loops, so none waits for another:
 * **callbacks**: due webhook deliveries every ``delivery_poll_s`` and at once
   when a task settles, however long the job backlog;
 * **housekeeping**: at start and every ``housekeeping_s``: tasks whose job
-  message was lost get a new one; voices left ``processing`` without a live
+  message was lost get a new one; languages held for a recognition whose task
+  ended are released or failed (``pipelines.added_targets``); voices left ``processing`` without a live
   training fail (``pipelines.voice_lifecycle``); output files past their
   links, dead upload staging folders and abandoned work folders are deleted.
 
@@ -36,6 +37,7 @@ from core.files.local import purge_folders, stale_folders
 from core.settings import AppArgs
 from core.tasks import TaskState
 from core.tasks.queue import unfinished_by_state
+from pipelines.added_targets import settle_waiting
 from pipelines.chunked_asr import warm_up
 from pipelines.job_runner import JobHandler, JobRunner
 from pipelines.services import WorkerServices
@@ -133,7 +135,7 @@ class WorkerLoops:
 
     async def _housekeeping(self) -> None:
         while True:
-            for chore in (self.requeue_orphans, self.end_stranded_voices, self.purge_files):
+            for chore in (self.requeue_orphans, self.settle_waiting, self.end_stranded_voices, self.purge_files):
                 try:
                     await chore()
                 except Exception:
@@ -158,6 +160,10 @@ class WorkerLoops:
         if requeued:
             log.warning("requeued %d tasks whose job was lost: %s", len(requeued), ", ".join(requeued[:20]))
         return requeued
+
+    async def settle_waiting(self) -> None:
+        """Languages held for a recognition whose task ended while its worker could not release or fail them."""
+        await settle_waiting(self.services)
 
     async def end_stranded_voices(self) -> list[str]:
         return await end_stranded_voices(self.services)

@@ -43,15 +43,17 @@ class Submission:
         glossary: the glossary snapshot, if one was named.
         media_seconds: the probed duration of an upload; None for a URL.
         fingerprint: what makes two submissions the same (idempotency).
+        additional: the extra target languages, canonical (``additional_target_langs``).
     """
 
     options: VideoTranslateParams
     glossary: GlossarySnapshot | None
     media_seconds: float | None
     fingerprint: dict[str, Any]
+    additional: list[str] = dataclasses.field(default_factory=list)
 
     def spec(self, source: UploadSource | UrlSource) -> VideoJobSpec:
-        fields = self.options.model_dump(exclude={"video_url"})
+        fields = self.options.model_dump(exclude={"video_url", "additional_target_langs"})
         explicit = [name for name in LAYOUT_FIELDS if name in self.options.model_fields_set]
         return VideoJobSpec(
             **fields, source=source, glossary=self.glossary, media_seconds=self.media_seconds, explicit_layout=explicit

@@ -22,7 +22,7 @@ from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, VideoJobSpec
 #: Choices an added language may set besides ``target_lang``; the others are the parent's.
 CHOICES = (*REVISABLE, "engine", "glossary_id", "profanity_filter")
 #: Choices that are never the parent's: omitted means the submission's default.
-NOT_INHERITED = ("callback_url", "glossary_id", *LAYOUT_FIELDS)
+NOT_INHERITED = ("callback_url", "glossary_id", "dependents", *LAYOUT_FIELDS)
 
 _AddLanguageOptions: type[BaseModel] = create_model(  # type: ignore[call-overload]
     "AddLanguageOptions",

@@ -205,6 +205,8 @@ class VideoJobSpec(VideoOptions):
     revision: RevisionOf | None = None
     #: An added language's parent (docs/video-languages.md); None for a task that recognizes.
     translation_of: TranslationOf | None = None
+    #: Tasks of ``additional_target_langs`` (docs/video-languages.md): held until this task's recognition is stored.
+    dependents: list[str] = Field(default_factory=list)
 
     @property
     def speed_kind(self) -> str:

@@ -41,11 +41,13 @@ _REPORT_SKIPPED: tuple[type[Exception], ...] = (*TRANSIENT, KeyError, InvalidTra
 
 
 # KEYS: task hash, account index, job stream, pending index, the account's pending set of this kind,
-#       the account's output ledger (3 keys: core.ledger)
-# ARGV: ttl, created_at, task_id, kind, pending cap, output bytes cap (-1: unchecked), pending expiry, field/value pairs...
-# Returns {'ok', job id} or {cap name, used}. Redis does not roll back a script that fails half-way, so the caps are
-# checked first (dropping only expired entries), and the command that can fail (XADD on a damaged stream key) is the
-# first write of the task; a job whose task is missing is dropped by the runner.
+#       the account's output ledger (3 keys: core.ledger), held index
+# ARGV: ttl, created_at, task_id, kind, pending cap, output bytes cap (-1: unchecked), pending expiry, held ('1'/'0'),
+#       field/value pairs...
+# Returns {'ok', job id ('' when held)} or {cap name, used}. Redis does not roll back a script that fails half-way, so
+# the caps are checked first (dropping only expired entries), and the command that can fail (XADD on a damaged stream
+# key) is the first write of the task; a job whose task is missing is dropped by the runner. A held task gets no job
+# and is not in the pending index (the orphan sweep would give it one): it waits in the held index for ``release``.
 _SUBMIT = (
     LEDGER_LUA
     + """
@@ -61,13 +63,19 @@ if cap >= 0 then
   local _, stored = ledger_usage({KEYS[6], KEYS[7], KEYS[8]}, now)
   if stored >= cap then return {'output_bytes', stored} end
 end
-local id = redis.call('XADD', KEYS[3], '*', 'task_id', ARGV[3], 'kind', ARGV[4])
-redis.call('HSET', KEYS[1], unpack(ARGV, 8))
-redis.call('HSET', KEYS[1], 'job_id', cjson.encode(id))
+local id = ''
+if ARGV[8] == '1' then
+  redis.call('HSET', KEYS[1], unpack(ARGV, 9))
+  redis.call('ZADD', KEYS[9], ARGV[2], ARGV[3])
+else
+  id = redis.call('XADD', KEYS[3], '*', 'task_id', ARGV[3], 'kind', ARGV[4])
+  redis.call('HSET', KEYS[1], unpack(ARGV, 9))
+  redis.call('HSET', KEYS[1], 'job_id', cjson.encode(id))
+  redis.call('ZADD', KEYS[4], ARGV[2], ARGV[3])
+end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[1])
-redis.call('ZADD', KEYS[4], ARGV[2], ARGV[3])
 redis.call('ZADD', KEYS[5], ARGV[2], ARGV[3])
 redis.call('EXPIRE', KEYS[5], ARGV[7])
 return {'ok', id}
@@ -87,6 +95,21 @@ if raw[2] then
 end
 local id = redis.call('XADD', KEYS[2], '*', 'task_id', ARGV[1], 'kind', ARGV[2])
 redis.call('HSET', KEYS[1], 'job_id', cjson.encode(id), 'status', cjson.encode('queued'), 'stage', 'null')
+return id
+"""
+
+
+# A held task gets its job. KEYS: task hash, job stream, pending index, held index. ARGV: task_id, kind.
+# Returns the job id, or false when the task is not held (already released, finished or gone).
+_RELEASE = """
+local since = redis.call('ZSCORE', KEYS[4], ARGV[1])
+if not since then return false end
+redis.call('ZREM', KEYS[4], ARGV[1])
+local raw = redis.call('HGET', KEYS[1], 'status')
+if not raw or cjson.decode(raw) ~= 'queued' then return false end
+local id = redis.call('XADD', KEYS[2], '*', 'task_id', ARGV[1], 'kind', ARGV[2])
+redis.call('HSET', KEYS[1], 'job_id', cjson.encode(id))
+redis.call('ZADD', KEYS[3], since, ARGV[1])
 return id
 """
 
@@ -111,6 +134,7 @@ class TaskStore:
         self.settle_backoff_s = settle_backoff_s
         self._submit = redis.register_script(_SUBMIT)
         self._requeue = redis.register_script(_REQUEUE)
+        self._release = redis.register_script(_RELEASE)
         self.outputs = Ledger(redis)
 
     async def create(
@@ -122,15 +146,19 @@ class TaskStore:
         request_id: str = "",
         estimated_seconds: int | None = None,
         limits: Mapping[str, int | None] | None = None,
+        held: bool = False,
+        task_id: str | None = None,
     ) -> Task:
         """Store a queued task and enqueue its job, atomically.
 
         With ``limits`` (the account's caps) the task is refused with QUOTA_EXCEEDED, in the same step, when the
         account already has ``pending_tasks`` unfinished tasks of this kind or its live outputs take
-        ``output_bytes``; without them (internal callers) nothing is checked.
+        ``output_bytes``; without them (internal callers) nothing is checked. A ``held`` task is stored queued
+        (and counted) without a job, until :meth:`release`; ``task_id`` is a new task's id chosen by the caller
+        (a uuid4 hex by default).
         """
         task = Task(
-            task_id=uuid.uuid4().hex,
+            task_id=task_id or uuid.uuid4().hex,
             account_id=account_id,
             status=TaskState.QUEUED,
             created_at=time.time(),
@@ -150,6 +178,7 @@ class TaskStore:
                 keys.pending_tasks(),
                 keys.account_pending_tasks(account_id, kind),
                 *ledger_keys(keys.account_output_ledger(account_id)),
+                keys.held_tasks(),
             ],
             args=[
                 keys.TASK_RECORD_TTL_S,
@@ -159,15 +188,30 @@ class TaskStore:
                 pending_cap,
                 output_cap,
                 self.pending_expiry_s,
+                "1" if held else "0",
                 *fields,
             ],
         )
         if outcome[0] != "ok":
             name = str(outcome[0])
             raise caps.exceeded(name, int(outcome[1]), pending_cap if name == caps.PENDING_TASKS else output_cap)
-        task.job_id = str(outcome[1])
+        task.job_id = str(outcome[1]) or None
         metrics.task_submitted(kind)
         return task
+
+    async def release(self, task_id: str, kind: str = "video") -> bool:
+        """Give a held task its job; False when it is not held (released already, finished or gone)."""
+        job = await self._release(keys=[keys.task(task_id), keys.job_stream(), keys.pending_tasks(), keys.held_tasks()],
+                                  args=[task_id, kind])  # fmt: skip
+        return bool(job)
+
+    async def held_ids(self) -> list[str]:
+        """Ids of the tasks waiting to be released, oldest first."""
+        return cast(list[str], await self.redis.zrange(keys.held_tasks(), 0, -1))
+
+    async def drop_held(self, task_id: str) -> None:
+        """Forget a held task that will never be released (gone, or ended without its job)."""
+        await self.redis.zrem(keys.held_tasks(), task_id)
 
     async def get(self, task_id: str) -> Task | None:
         raw = cast(dict[str, str], await self.redis.hgetall(keys.task(task_id)))  # decoded responses
@@ -201,6 +245,7 @@ class TaskStore:
             pipe.hset(key, mapping=task.to_redis())  # type: ignore[arg-type]
             if status.terminal:
                 pipe.zrem(keys.pending_tasks(), task_id)
+                pipe.zrem(keys.held_tasks(), task_id)
                 pipe.zrem(keys.account_pending_tasks(task.account_id, task.kind), task_id)
             return task
 
@@ -252,15 +297,15 @@ class TaskStore:
                 requeued.append(task_id)
         return requeued
 
-    async def check_caps(self, account_id: str, kind: str, limits: Mapping[str, int | None]) -> None:
-        """QUOTA_EXCEEDED when :meth:`create` would refuse the account's next task now (a cheap early look;
-        :meth:`create` decides)."""
+    async def check_caps(self, account_id: str, kind: str, limits: Mapping[str, int | None], tasks: int = 1) -> None:
+        """QUOTA_EXCEEDED when :meth:`create` would refuse one of the account's next ``tasks`` tasks now (a cheap
+        early look; :meth:`create` decides)."""
         pending_cap = caps.script_value(limits, caps.PENDING_TASKS)
         if pending_cap >= 0:
             since = time.time() - self.pending_expiry_s
             pending = int(await self.redis.zcount(keys.account_pending_tasks(account_id, kind), f"({since!r}", "+inf"))
-            if pending >= pending_cap:
-                raise caps.exceeded(caps.PENDING_TASKS, pending, pending_cap)
+            if pending + tasks - 1 >= pending_cap:
+                raise caps.exceeded(caps.PENDING_TASKS, pending, pending_cap, adding=tasks if tasks > 1 else None)
         output_cap = caps.script_value(limits, caps.OUTPUT_BYTES)
         if output_cap >= 0:
             stored = await self.stored_output_bytes(account_id)

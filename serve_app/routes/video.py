@@ -12,6 +12,7 @@ from core.context import request_id_var
 from core.errors import ErrorKind
 from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
 from core.tasks import iso
+from serve_app.additional_targets import create_with_targets, with_targets
 from serve_app.auth import authenticate, services_of
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
@@ -75,7 +76,7 @@ async def submit_task(request: Request) -> Response:
     staging = upload_dir(services)
     try:
         form = await read_form(request, staging)
-        submission = await validate_submission(services, account, form)
+        submission = await with_targets(services, account, await validate_submission(services, account, form))
 
         async def create() -> Response:
             return await _create_task(services, account, form, submission)
@@ -92,18 +93,25 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
     async with charged(services.quotas, account, charges):
         spec = submission.spec(await _store_source(services, form, submission))
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
-        task = await services.tasks.create(
-            account.id,
-            spec.stored(),
-            kind="video",
-            request_id=request_id_var.get(),
-            estimated_seconds=estimate,
-            limits=caps.resolve(account),
-        )
+        request_id, limits = request_id_var.get(), caps.resolve(account)
+        added = None
+        if submission.additional:
+            task, added = await create_with_targets(
+                services, account, spec, submission.additional, submission.media_seconds,
+                request_id=request_id, estimated_seconds=estimate, limits=limits,
+            )  # fmt: skip
+        else:
+            task = await services.tasks.create(
+                account.id, spec.stored(), kind="video", request_id=request_id, estimated_seconds=estimate, limits=limits
+            )
     body = SubmitResponse(
-        task_id=task.task_id, status=task.status.value, created_at=iso(task.created_at), estimated_seconds=estimate
+        task_id=task.task_id,
+        status=task.status.value,
+        created_at=iso(task.created_at),
+        estimated_seconds=estimate,
+        additional_tasks=added,
     )
-    return JSONResponse(body.model_dump(mode="json"))
+    return JSONResponse(body.model_dump(mode="json", exclude_none=True))
 
 
 async def _store_source(services: Services, form: FormBody, submission: Submission) -> UploadSource | UrlSource:

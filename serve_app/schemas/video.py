@@ -41,6 +41,12 @@ class VideoTranslateParams(VideoOptions):
     """
 
     video_url: str | None = Field(None, max_length=4096, description="Exactly one of video_url and file.")
+    additional_target_langs: str | None = Field(
+        None,
+        max_length=300,
+        description="Extension: more target languages, comma-separated (at most 10). Each becomes a task of its own "
+        "(`additional_tasks` in the answer) that translates this video's recognition: it is recognized once.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -54,8 +60,18 @@ class VideoTranslateParams(VideoOptions):
         return data
 
 
+class AdditionalTask(BaseModel):
+    """A task of ``additional_target_langs``: its language and id."""
+
+    target_lang: str
+    task_id: str
+
+
 class SubmitResponse(BaseModel):
     task_id: str
     status: str
     created_at: str
     estimated_seconds: int
+    additional_tasks: list[AdditionalTask] | None = Field(
+        None, description="Extension: with additional_target_langs, one task per extra language, in the order given."
+    )

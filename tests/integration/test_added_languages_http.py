@@ -101,3 +101,41 @@ def test_refusals(client: httpx.Client, accounts: Accounts, owner: dict[str, str
     assert_error(add(client, owner, done["task_id"], {"target_lang": "fr", "glossary_id": "nope"}), 400, "GLOSSARY_NOT_FOUND")
     private = add(client, owner, done["task_id"], {"target_lang": "fr", "callback_url": "http://127.0.0.1:9/hook"})
     assert_error(private, 400, "INVALID_URL")
+
+
+def test_several_targets_on_one_submission_recognize_once(client: httpx.Client, owner: dict[str, str], talk: Path) -> None:
+    response = submit(client, owner, talk, target_lang="es", source_lang="en", additional_target_langs="fr, it")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    extra = body["additional_tasks"]
+    assert [t["target_lang"] for t in extra] == ["fr", "it"] and len({body["task_id"], *(t["task_id"] for t in extra)}) == 3
+    parent = wait_done(client, owner, body["task_id"])
+    assert parent["status"] == "completed", parent
+    source = client.get(f"/v1/video/task/{body['task_id']}/transcript", headers=owner).json()["segments"]
+    for added in extra:
+        task, stages = wait_revision(client, owner, added["task_id"])
+        assert task["status"] == "completed" and task["parent_task_id"] == body["task_id"], task
+        assert not stages & {"extracting", "recognizing", "diarizing"}, stages
+        transcript = client.get(f"/v1/video/task/{added['task_id']}/transcript", headers=owner).json()
+        assert transcript["target_lang"] == added["target_lang"]
+        assert [(s["id"], s["source"]) for s in transcript["segments"]] == [(s["id"], s["source"]) for s in source]
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "code"),
+    [
+        (",".join(["fr", "it", "pt", "ca", "de", "nl", "sv", "da", "pl", "cs", "ro"]), 400, "INVALID_PARAMETER"),  # 11
+        ("fr,es", 400, "INVALID_PARAMETER"),  # the target_lang again
+        ("fr,fr", 400, "INVALID_PARAMETER"),
+        (" , ", 400, "INVALID_PARAMETER"),
+        ("fr,xx", 400, "INVALID_LANG_CODE"),
+    ],
+)
+def test_additional_targets_are_refused_before_anything_is_charged(
+    client: httpx.Client, owner: dict[str, str], talk: Path, extra: str, status: int, code: str
+) -> None:
+    before = client.get("/v1/account", headers=owner).json()["usage"]
+    response = submit(client, owner, talk, target_lang="es", source_lang="en", additional_target_langs=extra)
+    assert_error(response, status, code)
+    assert "additional_target_langs" in response.json()["message"]
+    assert client.get("/v1/account", headers=owner).json()["usage"] == before
