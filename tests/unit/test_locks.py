@@ -16,7 +16,7 @@ from cluster.local.lock_hashes import read_pins
 ROOT = Path(__file__).resolve().parents[2]
 #: Tools that never belong in a production image.
 TOOLS = {"pytest", "pytest-asyncio", "pytest-timeout", "hypothesis", "moto", "locust", "schemathesis", "mypy", "ruff"}
-TOOLS |= {"matplotlib", "llm", "openai", "srt", "webvtt-py", "pysubs2"}
+TOOLS |= {"matplotlib", "llm", "openai", "srt", "webvtt-py"}
 
 
 LOCKS = ("requirements.lock", "requirements-dev.lock", "requirements-nodeps.lock")
