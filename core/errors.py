@@ -160,6 +160,7 @@ ERROR_TABLE: Mapping[ErrorGroup, Mapping[ErrorKind, Entry]] = {
 _PREFIXES: tuple[tuple[str, ErrorGroup], ...] = (
     ("/v1/video", ErrorGroup.VIDEO),
     ("/v1/files", ErrorGroup.VIDEO),
+    ("/v1/subtitles", ErrorGroup.VIDEO),  # a subtitle file is a task like a video task
     ("/v1/voice", ErrorGroup.VOICE),
     ("/v1/tts", ErrorGroup.VOICE),
     ("/v1/game", ErrorGroup.GAME),

@@ -34,11 +34,12 @@ SOURCE_GONE = "the task's uploaded video is no longer kept: only subtitle files 
 @dataclasses.dataclass(frozen=True)
 class Lineage:
     """Where the rendered task's transcript comes from: the task that recognized the video, the parent, and
-    the revision number (0 for an added language, which starts a chain of its own)."""
+    the revision number (0 for an added language, which starts a chain of its own). A subtitle file's task
+    has neither root nor parent: it is the first of its chain."""
 
-    root_task_id: str
-    parent_task_id: str
-    revision: int
+    root_task_id: str | None = None
+    parent_task_id: str | None = None
+    revision: int = 0
 
 
 @dataclasses.dataclass(frozen=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
 from core import metrics
 from core.errors import ErrorGroup
-from core.specs.video import VideoJobSpec
+from core.specs.video import SubtitleSource, VideoJobSpec
 from core.tasks import Task
 from core.tasks.store import TRANSIENT
 from pipelines.added_targets import fail_targets, release_targets
@@ -16,10 +18,13 @@ from pipelines.job_runner import JobContext
 from pipelines.outcome import Done, Outcome
 from pipelines.progress import Progress
 from pipelines.services import WorkerServices
+from pipelines.subtitle_translation import translate_subtitles
 from pipelines.video_language import add_language
 from pipelines.video_revision import revise_video
 from pipelines.video_translation import PipelineDeps, translate_video
 from pipelines.wiring import build_deps
+
+Pipeline = Callable[[VideoJobSpec, PipelineDeps, Progress, Path], Awaitable[dict[str, Any]]]
 
 log = logging.getLogger("mediatrans.worker")
 
@@ -43,7 +48,7 @@ class VideoJobHandler:
             ctx.report, diarization=spec.enable_diarization, revision=stored, initial_estimate_s=task.estimated_seconds or 60
         )
         started = time.monotonic()
-        run = revise_video if spec.revision is not None else add_language if spec.translation_of is not None else translate_video
+        run = _pipeline(spec)
         result = await run(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
         await release_targets(ctx.services, spec)  # the transcript they translate is stored
         elapsed = time.monotonic() - started
@@ -61,3 +66,14 @@ class VideoJobHandler:
     async def on_failed(self, task: Task, services: WorkerServices) -> None:
         """The languages held for this task's recognition fail with it."""
         await fail_targets(services, task)
+
+
+def _pipeline(spec: VideoJobSpec) -> Pipeline:
+    """Which pipeline runs the task: a revision, an added language, a subtitle file, or a video to recognize."""
+    if spec.revision is not None:
+        return revise_video
+    if spec.translation_of is not None:
+        return add_language
+    if isinstance(spec.source, SubtitleSource):
+        return translate_subtitles
+    return translate_video

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from core.specs.transcript import TRANSCRIPT_NAME, StoredTranscript
-from core.specs.video import UploadSource, UrlSource, VideoJobSpec
+from core.specs.video import MediaSource, UploadSource, VideoJobSpec
 from engines.asr.audio import SAMPLE_RATE, load_audio
 from engines.asr.types import Transcript
 from engines.capabilities import translates
@@ -83,7 +83,7 @@ class PipelineDeps:
         load_transcript: task id → its stored transcript, or None when it is gone (revisions).
     """
 
-    obtain: Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]
+    obtain: Callable[[MediaSource, Path], Awaitable[Path]]
     admit: Callable[[MediaInfo], Awaitable[None]]
     detect_language: Callable[[np.ndarray], Awaitable[tuple[str, float]]]
     transcribe: Transcribe

@@ -13,7 +13,16 @@ import numpy as np
 
 from core.errors import ApiError, ErrorKind
 from core.specs.transcript import read_transcript
-from core.specs.video import MAX_VIDEO_BYTES, UploadSource, UrlSource, VideoJobSpec, billable_minutes, feature_charges
+from core.specs.video import (
+    MAX_VIDEO_BYTES,
+    MediaSource,
+    SubtitleSource,
+    UploadSource,
+    UrlSource,
+    VideoJobSpec,
+    billable_minutes,
+    feature_charges,
+)
 from core.tasks import Task
 from engines.asr.audio import SAMPLE_RATE
 from engines.asr.types import Transcript
@@ -72,12 +81,12 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
     )
 
 
-def _obtainer(services: WorkerServices) -> Callable[[UploadSource | UrlSource, Path], Awaitable[Path]]:
+def _obtainer(services: WorkerServices) -> Callable[[MediaSource, Path], Awaitable[Path]]:
     """Puts the video in the run's folder: an upload from the file store, a URL downloaded under the URL policy."""
 
-    async def obtain(source: UploadSource | UrlSource, workdir: Path) -> Path:
+    async def obtain(source: MediaSource, workdir: Path) -> Path:
         dest = workdir / "source"
-        if isinstance(source, UploadSource):
+        if isinstance(source, UploadSource | SubtitleSource):
             return await services.files.fetch(source.key, dest)
         await download(
             source.url,

@@ -25,12 +25,13 @@ from collections.abc import Mapping
 from core import caps
 from core.accounts import Account
 from core.billing import charged
+from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.added_language import AddLanguageRequest, added_language_spec
 from core.specs.translation_of import TranslationOf
 from core.specs.video import VideoJobSpec, processed_seconds
 from core.tasks import Task, TaskState
-from serve_app.schemas.video import AdditionalTask, VideoTranslateParams
+from serve_app.schemas.video import AdditionalTask
 from serve_app.services import Services
 from serve_app.video_languages import language_charges
 from serve_app.video_submit import Submission, check_dubbing
@@ -40,11 +41,12 @@ FIELD = "additional_target_langs"
 REFUSED = {"code": "INTERNAL_ERROR", "message": "The submission this task belonged to was refused; nothing was charged."}
 
 
-def additional_targets(services: Services, params: VideoTranslateParams, target: str) -> list[str]:
-    """The extra languages asked for, canonical and distinct, in the order given (none when omitted)."""
-    if params.additional_target_langs is None:
+def additional_targets(services: Services, raw: str | None, target: str) -> list[str]:
+    """The extra languages of ``raw`` (the field's value), canonical and distinct, in the order given (none when
+    omitted)."""
+    if raw is None:
         return []
-    codes = [code.strip() for code in params.additional_target_langs.split(",") if code.strip()]
+    codes = [code.strip() for code in raw.split(",") if code.strip()]
     if not codes:
         raise ApiError(ErrorKind.INVALID_PARAMETER, f"{FIELD} names no language.")
     if len(codes) > MAX_ADDITIONAL_TARGETS:
@@ -61,7 +63,7 @@ def additional_targets(services: Services, params: VideoTranslateParams, target:
 async def with_targets(services: Services, account: Account, submission: Submission) -> Submission:
     """``submission`` with its extra languages, checked (``additional``; unchanged without any)."""
     options = submission.options
-    targets = additional_targets(services, options, options.target_lang)
+    targets = additional_targets(services, options.additional_target_langs, options.target_lang)
     if not targets:
         return submission
     await services.tasks.check_caps(account.id, "video", caps.resolve(account), tasks=1 + len(targets))
@@ -79,6 +81,21 @@ async def check_targets(services: Services, targets: list[str], source: str | No
             raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"{FIELD}: no language can be translated into {lang} on this service.")
         if dubbing:
             await check_dubbing(services, lang)
+
+
+async def create_submitted(
+    services: Services, account: Account, spec: VideoJobSpec, targets: list[str], media_seconds: float | None, estimate: int
+) -> tuple[Task, list[AdditionalTask] | None]:
+    """A submission's task, and with extra languages their held tasks (None without any)."""
+    request_id, limits = request_id_var.get(), caps.resolve(account)
+    if targets:
+        return await create_with_targets(
+            services, account, spec, targets, media_seconds, request_id=request_id, estimated_seconds=estimate, limits=limits
+        )
+    task = await services.tasks.create(
+        account.id, spec.stored(), kind="video", request_id=request_id, estimated_seconds=estimate, limits=limits
+    )
+    return task, None
 
 
 async def create_with_targets(

@@ -25,6 +25,7 @@ from serve_app.routes import (
     grammar,
     languages,
     revisions,
+    subtitles,
     system,
     tts,
     video,
@@ -33,7 +34,21 @@ from serve_app.routes import (
 from serve_app.routing import resources
 from serve_app.services import Services
 
-ROUTE_MODULES = (languages, account, glossaries, game, grammar, video, revisions, added_languages, voice, tts, files, system)
+ROUTE_MODULES = (
+    languages,
+    account,
+    glossaries,
+    game,
+    grammar,
+    video,
+    revisions,
+    added_languages,
+    subtitles,
+    voice,
+    tts,
+    files,
+    system,
+)
 
 
 def create_app(services: Services, *, behind_serve_proxy: bool = False) -> Starlette:

@@ -160,6 +160,16 @@ class UploadSource(BaseModel):
     size: int = 0
 
 
+class SubtitleSource(BaseModel):
+    """A subtitle file uploaded to ``POST /v1/subtitles/translate``, kept in the file store under ``key``: the
+    task translates its cues, and there is no video (docs/subtitle-translation.md)."""
+
+    kind: Literal["subtitles"] = "subtitles"
+    key: str
+    filename: str = ""
+    size: int = 0
+
+
 class UrlSource(BaseModel):
     """A ``video_url`` the worker fetches (and checks again) when it runs the task."""
 
@@ -185,6 +195,10 @@ class GlossarySnapshot(BaseModel):
         return Glossary(self.source_lang, self.target_lang, {e.source: e.target for e in self.entries}, self.case_sensitive)
 
 
+#: Where a task's input is: an uploaded video, a video URL, or an uploaded subtitle file.
+MediaSource = UploadSource | UrlSource | SubtitleSource
+
+
 class VideoJobSpec(VideoOptions):
     """What a video task stores and its worker runs: options with canonical languages, the source, the glossary.
 
@@ -196,7 +210,7 @@ class VideoJobSpec(VideoOptions):
     # Stored records are read back by newer workers: fields they no longer know are ignored.
     model_config = ConfigDict(extra="ignore")
 
-    source: Annotated[UploadSource | UrlSource, Field(discriminator="kind")]
+    source: Annotated[UploadSource | UrlSource | SubtitleSource, Field(discriminator="kind")]
     glossary: GlossarySnapshot | None = None
     media_seconds: float | None = None
     #: Layout fields (``LAYOUT_FIELDS``) the request gave: their values win over the preset's.
@@ -209,15 +223,24 @@ class VideoJobSpec(VideoOptions):
     dependents: list[str] = Field(default_factory=list)
 
     @property
+    def burns(self) -> bool:
+        """As the options'; a subtitle file has no video to burn (``all`` is its subtitle formats)."""
+        return super().burns and not isinstance(self.source, SubtitleSource)
+
+    @property
     def speed_kind(self) -> str:
-        """As the options', measured apart for added languages (they skip extraction and recognition)."""
+        """As the options', measured apart for added languages (they skip extraction and recognition) and subtitle
+        files (translation alone)."""
+        if isinstance(self.source, SubtitleSource):
+            return "subtitle-file"
         kind = super().speed_kind
         return f"added-{kind}" if self.translation_of is not None else kind
 
     @property
     def recognizes(self) -> bool:
-        """Whether the task recognizes its video; revisions and added languages render a stored transcript."""
-        return self.revision is None and self.translation_of is None
+        """Whether the task recognizes its video; revisions, added languages and subtitle files render a
+        stored or uploaded transcript."""
+        return self.revision is None and self.translation_of is None and not isinstance(self.source, SubtitleSource)
 
     def stored(self) -> dict[str, Any]:
         """The JSON-ready form kept in the task record."""

@@ -27,6 +27,7 @@ class SpeedStats:
         "added-subtitles": 0.3,
         "added-burn": 0.8,
         "added-dub": 0.8,
+        "subtitle-file": 0.25,
     }
     FIXED_OVERHEAD_S = 5.0
 

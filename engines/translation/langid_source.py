@@ -37,6 +37,18 @@ def source_probability(text: str, source: str, target: str) -> float:
     return sum(weights[:n_source]) / sum(weights)
 
 
+def langid_identifier() -> Any:
+    """langid's identifier with normalised probabilities, built once per process (shared; see the module docstring)."""
+    return _langid()
+
+
+def features(text: str) -> Any:
+    """langid's feature vector of ``text`` (under the identifier's lock)."""
+    identifier = _langid()
+    with _identifier_lock:
+        return identifier.instance2fv(text)
+
+
 def _langid() -> Any:
     global _identifier
     if _identifier is None:

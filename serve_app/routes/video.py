@@ -5,14 +5,12 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from core import caps
 from core.accounts import Account
 from core.billing import charged
-from core.context import request_id_var
 from core.errors import ErrorKind
 from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
 from core.tasks import iso
-from serve_app.additional_targets import create_with_targets, with_targets
+from serve_app.additional_targets import create_submitted, with_targets
 from serve_app.auth import authenticate, services_of
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
@@ -93,17 +91,7 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
     async with charged(services.quotas, account, charges):
         spec = submission.spec(await _store_source(services, form, submission))
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
-        request_id, limits = request_id_var.get(), caps.resolve(account)
-        added = None
-        if submission.additional:
-            task, added = await create_with_targets(
-                services, account, spec, submission.additional, submission.media_seconds,
-                request_id=request_id, estimated_seconds=estimate, limits=limits,
-            )  # fmt: skip
-        else:
-            task = await services.tasks.create(
-                account.id, spec.stored(), kind="video", request_id=request_id, estimated_seconds=estimate, limits=limits
-            )
+        task, added = await create_submitted(services, account, spec, submission.additional, submission.media_seconds, estimate)
     body = SubmitResponse(
         task_id=task.task_id,
         status=task.status.value,

@@ -1,0 +1,95 @@
+"""Translate a client's subtitle file through the real Serve app (docs/subtitle-translation.md)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+import srt
+
+from tests.integration.conftest import Accounts
+from tests.integration.test_platform_http import assert_error
+from tests.integration.test_revisions_http import wait_revision
+from tests.integration.test_video_http import download, wait_done
+
+pytestmark = [pytest.mark.serve, pytest.mark.models]
+
+SRT = """1
+00:00:02,500 --> 00:00:05,000
+[Anna] The weather is nice today.
+
+2
+00:00:05,400 --> 00:00:08,200
+We walk to the market
+and buy fresh bread.
+
+3
+00:00:08,600 --> 00:00:10,900
+[Ben] Then we go home.
+"""
+
+
+@pytest.fixture(scope="module")
+def owner(serve_redis_url: str) -> dict[str, str]:
+    _account, token = Accounts(serve_redis_url).create()
+    return {"Authorization": f"Bearer {token}"}
+
+
+def send(
+    client: httpx.Client, headers: dict[str, str], data: bytes | None, name: str = "talk.srt", **fields: str
+) -> httpx.Response:
+    files = {"file": ("talk.srt", data, "application/octet-stream")} if data is not None else None
+    return client.post("/v1/subtitles/translate", data=fields, files=files, headers=headers)
+
+
+def test_a_srt_comes_back_translated_with_its_times(client: httpx.Client, owner: dict[str, str]) -> None:
+    response = send(client, owner, SRT.encode(), target_lang="es", additional_target_langs="fr")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["status"] == "queued" and [t["target_lang"] for t in body["additional_tasks"]] == ["fr"]
+    task, stages = wait_revision(client, owner, body["task_id"])
+    assert task["status"] == "completed", task
+    assert not stages & {"extracting", "recognizing", "diarizing"}, stages
+    assert task["result"]["source_lang"] == "en"  # told from the text
+    cues = list(srt.parse(download(client, task["result"]["subtitle_url"]).decode()))
+    assert cues[0].start.total_seconds() == 2.5 and cues[-1].end.total_seconds() <= 10.9
+    assert "tiempo" in " ".join(c.content for c in cues).lower()
+    transcript = client.get(f"/v1/video/task/{body['task_id']}/transcript", headers=owner).json()
+    assert [s["speaker"] for s in transcript["segments"]] == ["Anna", "Anna", "Ben"]
+
+    french = wait_done(client, owner, body["additional_tasks"][0]["task_id"])
+    assert french["status"] == "completed" and french["parent_task_id"] == body["task_id"], french
+    revised = client.post(
+        f"/v1/video/task/{body['task_id']}/revise", json={"segments": [{"id": "s1", "translation": "Hace sol."}]}, headers=owner
+    )
+    assert revised.status_code == 200, revised.text
+
+
+@pytest.mark.parametrize(
+    ("data", "fields", "says"),
+    [
+        (b"1\n00:00:05,000 --> 00:00:04,000\nBackwards.\n", {}, "line 2"),
+        (b"\x00\x01\x02binary\x00", {}, "not text"),
+        (b"WEBVTT\n\nNOTE nothing here\n", {}, "no subtitle cue"),
+        (b"1\n00:00:01,000 --> 00:00:02,000\n" + b"x" * (2 * 1024 * 1024), {}, "2 MB"),
+        (SRT.encode(), {"output_format": "burned_video"}, "burned_video"),
+        (SRT.encode(), {"enable_dubbing": "true"}, "enable_dubbing"),
+        (None, {}, "file"),
+    ],
+    ids=["backwards", "binary", "no-cue", "too-big", "burned", "dubbing", "no-file"],
+)
+def test_bad_files_and_fields_are_refused_with_the_first_bad_line(
+    client: httpx.Client, owner: dict[str, str], data: bytes | None, fields: dict[str, str], says: str
+) -> None:
+    before = client.get("/v1/account", headers=owner).json()["usage"]
+    response = send(client, owner, data, target_lang="es", source_lang="en", **fields)
+    body = assert_error(response, 400, "INVALID_PARAMETER")
+    assert says in body["message"] + str(body.get("details", "")), body
+    assert "Traceback" not in body["message"] and "/tmp" not in body["message"]
+    assert client.get("/v1/account", headers=owner).json()["usage"] == before
+
+
+def test_another_account_cannot_read_the_task(client: httpx.Client, accounts: Accounts, owner: dict[str, str]) -> None:
+    task_id = send(client, owner, SRT.encode(), target_lang="es", source_lang="en").json()["task_id"]
+    _account, token = accounts.create()
+    assert_error(client.get(f"/v1/video/task/{task_id}", headers={"Authorization": f"Bearer {token}"}), 404, "TASK_NOT_FOUND")
+    assert_error(send(client, {}, SRT.encode(), target_lang="es"), 401, "UNAUTHORIZED")
