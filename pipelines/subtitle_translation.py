@@ -1,6 +1,8 @@
 """A client's subtitle file, translated (docs/subtitle-translation.md): its cues in, the same times out.
 
-No video and no recognition: the file stored at submission is read again (``engines.text.subtitle_files``,
+Alone (``POST /v1/subtitles/translate``) or as a video's own subtitles (``subtitle_file``, used instead of
+recognition: the video is probed and charged as any, and burned or dubbed when asked). No recognition:
+the file stored at submission is read again (``engines.text.subtitle_files``,
 which the edge already ran on it), its cues become the source cues of a transcript (lines as written,
 speakers from labels, ASS actors or WebVTT voices), grouped into sentences as recognized speech is, and
 each sentence is translated as a recognized video's are (``transcript_translation.translate_groups``). The
@@ -12,6 +14,7 @@ task stores its transcript, so it can be revised, and have languages added, as a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -30,30 +33,37 @@ from pipelines.subtitles.translation import group_sentences
 from pipelines.transcript_render import Lineage, Translated, render_transcript
 from pipelines.transcript_store import to_stored
 from pipelines.transcript_translation import job_glossary, translate_groups
-from pipelines.video_translation import PipelineDeps, check_pair
+from pipelines.video_translation import PipelineDeps, check_pair, frame_rate, frame_size, obtain_video
 
 
 async def translate_subtitles(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
-    """Run a subtitle file's task; returns the task ``result`` object (a video task's, without video)."""
-    if not isinstance(spec.source, SubtitleSource) or spec.source_lang is None:
+    """Run a subtitle file's task, alone or with its video; returns the task ``result`` object."""
+    file = spec.subtitles or (spec.source if isinstance(spec.source, SubtitleSource) else None)
+    if file is None or spec.source_lang is None:
         raise ValueError("translate_subtitles runs subtitle files whose language is known (the edge resolves auto)")
     await progress.enter("validating")
-    path = await deps.obtain(spec.source, workdir)
-    data = await asyncio.to_thread(path.read_bytes)
+    media, info = (None, None) if isinstance(spec.source, SubtitleSource) else await obtain_video(spec, deps, workdir)
+    folder = workdir / "subtitles"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = await asyncio.to_thread((await deps.obtain(file, folder)).read_bytes)
     try:
-        cues = read_subtitles(data, spec.source.filename).cues
+        cues = read_subtitles(data, file.filename).cues
     except BadSubtitleFile as exc:  # checked at submission: only a file changed in the store gets here
         raise InvalidInput(f"The subtitle file cannot be read: {exc}") from exc
+    if info is not None:
+        cues = within(cues, info.duration)
     source, target = spec.source_lang, spec.target_lang
     await check_pair(deps, source, target)
     labelled = any(cue.speaker for cue in cues)
-    duration = max(cue.end for cue in cues)
-    layout = layout_of(spec, source, target, speaker_labels=labelled, until=duration)
+    duration = info.duration if info is not None else max(cue.end for cue in cues)
+    fps = frame_rate(info) if info is not None else None
+    layout = layout_of(spec, source, target, speaker_labels=labelled, fps=fps, until=duration)
     groups = group_sentences(source_cues(cues, layout.source, labelled))
     sentences = [" ".join(cue_text(c) for c in group) for group in groups]
     transcript = to_stored(
-        groups, sentences, sentences, speakers_of(cues), source_lang=source, target_lang=target,
-        duration=duration, span=(0.0, duration), speaker_labels=labelled, timing=Timing(),
+        groups, sentences, sentences, speakers_of(cues), source_lang=source, target_lang=target, duration=duration,
+        span=(0.0, duration), size=frame_size(info) if info is not None else None, speaker_labels=labelled,
+        timing=Timing(fps=layout.fps),
     )  # fmt: skip
 
     await progress.enter("translating")
@@ -68,9 +78,18 @@ async def translate_subtitles(spec: VideoJobSpec, deps: PipelineDeps, progress: 
     translations, full = await translate_groups(
         spec, groups, sentences, source, translate, report, layout=layout, summarize=deps.summarize
     )
-    return await render_transcript(
-        spec, Translated(transcript, groups, translations, full), layout, Lineage(), deps, progress, workdir
+    translated = Translated(transcript, groups, translations, full)
+    return await render_transcript(spec, translated, layout, Lineage(), deps, progress, workdir, media)
+
+
+def within(cues: tuple[InputCue, ...], duration: float) -> tuple[InputCue, ...]:
+    """The cues that start inside the video, ended at its end; none left is a file for another video."""
+    kept = tuple(
+        dataclasses.replace(cue, end=min(cue.end, duration)) for cue in cues if cue.start < duration and cue.end > cue.start
     )
+    if not kept:
+        raise InvalidInput(f"The subtitle file has no cue within the video's {duration:.1f} seconds.")
+    return kept
 
 
 def source_cues(cues: tuple[InputCue, ...], options: SegmentationOptions, labelled: bool) -> list[Cue]:

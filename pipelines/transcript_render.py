@@ -60,14 +60,16 @@ async def render_transcript(
     deps: PipelineDeps,
     progress: Progress,
     workdir: Path,
+    media: Path | None = None,
 ) -> dict[str, Any]:
     """Lay out, dub, render, store and publish; returns the task ``result`` object. Runs the ``synthesizing``
-    and ``packaging`` stages."""
+    and ``packaging`` stages. ``media`` is the video when the caller has it (else it is fetched to burn or dub)."""
     await progress.enter("synthesizing")
     transcript, groups = translated.transcript, translated.groups
     sentences = [segment.source for segment in transcript.segments]
     laid = lay_out(spec, layout, groups, sentences, translated.translations, transcript.source_lang, translated.full)
-    media = await _source(spec, deps, workdir) if spec.burns or spec.enable_dubbing else None
+    if media is None and (spec.burns or spec.enable_dubbing):
+        media = await _source(spec, deps, workdir)
     dubbed = None
     if spec.enable_dubbing and media is not None:
         dubbed = await _dub(spec, transcript, laid, media, workdir, deps, progress)

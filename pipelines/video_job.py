@@ -74,6 +74,6 @@ def _pipeline(spec: VideoJobSpec) -> Pipeline:
         return revise_video
     if spec.translation_of is not None:
         return add_language
-    if isinstance(spec.source, SubtitleSource):
+    if isinstance(spec.source, SubtitleSource) or spec.subtitles is not None:
         return translate_subtitles
     return translate_video

@@ -100,12 +100,7 @@ class PipelineDeps:
 async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:
     """Run the whole pipeline; returns the task ``result`` object."""
     await progress.enter("validating")
-    media = await deps.obtain(spec.source, workdir)
-    hint = spec.source.filename if isinstance(spec.source, UploadSource) else None
-    info = await asyncio.to_thread(probe, media, filename_hint=hint)
-    validate(info)
-    check_renderable(info, burns=spec.burns, dubs=spec.enable_dubbing)  # a video_url is probed only here
-    await deps.admit(info)
+    media, info = await obtain_video(spec, deps, workdir)
     start, end = _range(spec, info)
     shots = asyncio.create_task(_shot_changes(spec, media, info, deps))
 
@@ -183,6 +178,18 @@ async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Prog
     if spec.enable_diarization:
         result["speakers"] = [{"speaker": s.name, "seconds": round(s.seconds, 1), "gender": s.gender} for s in speakers]
     return result
+
+
+async def obtain_video(spec: VideoJobSpec, deps: PipelineDeps, workdir: Path) -> tuple[Path, MediaInfo]:
+    """The task's video, probed and accepted: the contract's checks, what its outputs need, its minutes charged
+    (a ``video_url`` is probed only here)."""
+    media = await deps.obtain(spec.source, workdir)
+    hint = spec.source.filename if isinstance(spec.source, UploadSource) else None
+    info = await asyncio.to_thread(probe, media, filename_hint=hint)
+    validate(info)
+    check_renderable(info, burns=spec.burns, dubs=spec.enable_dubbing)
+    await deps.admit(info)
+    return media, info
 
 
 async def _recognize(

@@ -6,7 +6,8 @@ and a message naming the first bad line, before anything is charged. ``source_la
 is detected from the text among the languages that translate into the target (langid). Then, as a video
 submission: the pair, the glossary, the callback, the caps and the extra languages are checked, and the
 task is charged one ``video_tasks`` (and ``professional_minutes`` of the file's duration with
-``engine=professional``); never ``video_minutes``: nothing is recognized (docs/billing.md).
+``engine=professional``); never ``video_minutes``: nothing is recognized (docs/billing.md). Reading and
+telling the language are ``serve_app/subtitle_input.py``'s.
 """
 
 from __future__ import annotations
@@ -22,17 +23,15 @@ from core.accounts import Account
 from core.billing import Charge
 from core.errors import ApiError, ErrorKind
 from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, SubtitleSource, VideoJobSpec, billable_minutes
-from engines.text.subtitle_files import MAX_SUBTITLE_BYTES, BadSubtitleFile, SubtitleFile, read_subtitles
-from engines.translation.text_language import detect_text_language
 from serve_app.additional_targets import additional_targets, check_targets
 from serve_app.responses import validation_error
 from serve_app.schemas.subtitles import SubtitleTranslateParams
 from serve_app.services import Services
-from serve_app.uploads import FormBody, UploadedFile
+from serve_app.subtitle_input import read_subtitle_file, subtitle_language
+from serve_app.uploads import FormBody
 from serve_app.video_submit import check_url_field, resolve_glossary
 
 NO_FILE = "Send the subtitle file in the multipart part named file."
-UNDETECTED = "The language of the subtitles could not be told from their text; give source_lang."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,9 +68,9 @@ async def validate_subtitles(services: Services, account: Account, form: FormBod
     if form.file is None or form.file.size == 0:
         raise ApiError(ErrorKind.INVALID_PARAMETER, NO_FILE)
     await services.tasks.check_caps(account.id, "video", caps.resolve(account))
-    parsed = await _read(form.file)
+    parsed = await read_subtitle_file(await asyncio.to_thread(form.file.path.read_bytes), form.file.filename, "The subtitle file")
     target = services.catalog.resolve(params.options()["target_lang"], "target_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE)
-    source = await _source_language(services, params, parsed, target)
+    source = await subtitle_language(services, params.options()["source_lang"], parsed, target)
     offered = await services.capabilities.get()
     if not offered.translates(source, target):
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, offered.refusal(source, target))
@@ -86,27 +85,3 @@ async def validate_subtitles(services: Services, account: Account, form: FormBod
     duration = max(cue.end for cue in parsed.cues)
     fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256}
     return SubtitleSubmission(params, source, target, glossary, duration, additional, fingerprint)
-
-
-async def _read(file: UploadedFile) -> SubtitleFile:
-    if file.size > MAX_SUBTITLE_BYTES:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"The subtitle file is over the {MAX_SUBTITLE_BYTES // (1 << 20)} MB limit.")
-    data = await asyncio.to_thread(file.path.read_bytes)
-    try:
-        return await asyncio.to_thread(read_subtitles, data, file.filename)
-    except BadSubtitleFile as exc:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, f"The subtitle file cannot be read: {exc}") from None
-
-
-async def _source_language(services: Services, params: SubtitleTranslateParams, parsed: SubtitleFile, target: str) -> str:
-    """``source_lang`` as given (canonical), or told from the text among the languages that translate into ``target``."""
-    given = params.options()["source_lang"]
-    if given is not None:
-        return services.catalog.resolve(given, "source_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE, as_primary=True)
-    offered = await services.capabilities.get()
-    candidates = sorted({s for s, t in offered.translation_pairs if t == target})
-    text = " ".join(cue.text for cue in parsed.cues)
-    found = await asyncio.to_thread(detect_text_language, text, candidates)
-    if found is None:
-        raise ApiError(ErrorKind.INVALID_PARAMETER, UNDETECTED)
-    return found[0]

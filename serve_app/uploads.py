@@ -38,17 +38,29 @@ class UploadedFile:
 
 
 @dataclasses.dataclass(frozen=True)
+class Attachment:
+    """A small file part held in memory (a subtitle file beside a video)."""
+
+    filename: str
+    data: bytes
+
+
+@dataclasses.dataclass(frozen=True)
 class FormBody:
     fields: dict[str, str]
     file: UploadedFile | None
+    attachments: dict[str, Attachment] = dataclasses.field(default_factory=dict)
 
 
 class _Collector:
     """python-multipart callbacks: fields into memory, the file part onto disk."""
 
-    def __init__(self, dest_dir: Path, file_field: str) -> None:
+    def __init__(self, dest_dir: Path, file_field: str, attachments: dict[str, int] | None = None) -> None:
         self.dest_dir = dest_dir
         self.file_field = file_field
+        self.attachment_caps = attachments or {}
+        self.attachments: dict[str, Attachment] = {}
+        self._attachment: str | None = None
         self.fields: dict[str, str] = {}
         self.file: UploadedFile | None = None
         self._headers: dict[bytes, bytes] = {}
@@ -79,9 +91,12 @@ class _Collector:
         self._name = options.get(b"name", b"").decode("utf-8", "replace")
         filename = options.get(b"filename")
         self._filename = filename.decode("utf-8", "replace") if filename is not None else None
-        if self._name in self.fields or (self._filename is not None and self.file is not None):
+        taken = self._name in self.fields or self._name in self.attachments
+        if taken or (self._filename is not None and self._name == self.file_field and self.file is not None):
             raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {self._name!r} given more than once.")
-        if self._filename is not None:
+        if self._filename is not None and self._name in self.attachment_caps:
+            self._attachment = self._name
+        elif self._filename is not None:
             if self._name != self.file_field:
                 raise ApiError(
                     ErrorKind.INVALID_PARAMETER, f"Unexpected file field {self._name!r}; send the video as {self.file_field!r}."
@@ -93,6 +108,12 @@ class _Collector:
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         chunk = data[start:end]
+        if self._attachment is not None:
+            self._buffer += chunk
+            cap = self.attachment_caps[self._attachment]
+            if len(self._buffer) > cap:
+                raise ApiError(ErrorKind.INVALID_PARAMETER, f"{self._attachment} is over the {cap // (1 << 20)} MB limit.")
+            return
         if self._out is not None:
             self._out.write(chunk)
             self._hash.update(chunk)
@@ -103,6 +124,10 @@ class _Collector:
             raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {self._name!r} is longer than {MAX_FIELD_BYTES} bytes.")
 
     def on_part_end(self) -> None:
+        if self._attachment is not None:
+            self.attachments[self._attachment] = Attachment(self._filename or "", bytes(self._buffer))
+            self._attachment = None
+            return
         if self._out is None:
             self.fields[self._name] = self._buffer.decode("utf-8", "replace")
             return
@@ -120,14 +145,17 @@ class _Collector:
             self._out.close()
 
 
-async def read_form(request: Request, dest_dir: Path, file_field: str = "file") -> FormBody:
-    """Parse a multipart (or urlencoded) body; the file part lands in ``dest_dir``."""
+async def read_form(
+    request: Request, dest_dir: Path, file_field: str = "file", attachments: dict[str, int] | None = None
+) -> FormBody:
+    """Parse a multipart (or urlencoded) body; the file part lands in ``dest_dir``, the ``attachments`` file parts
+    (name → cap in bytes) are held in memory."""
     content_type, params = parse_options_header(request.headers.get("content-type", ""))
     if content_type == b"application/x-www-form-urlencoded":
         return FormBody(await _read_urlencoded(request), None)
     if content_type != b"multipart/form-data" or b"boundary" not in params:
         raise ApiError(ErrorKind.UNSUPPORTED_MEDIA_TYPE, "Send multipart/form-data (let the client generate the boundary).")
-    collector = _Collector(dest_dir, file_field)
+    collector = _Collector(dest_dir, file_field, attachments)
     callbacks = {name: getattr(collector, name) for name in dir(collector) if name.startswith("on_")}
     try:  # the parser refuses a boundary over 256 characters as it is built
         parser = MultipartParser(params[b"boundary"], callbacks)  # type: ignore[arg-type]
@@ -140,7 +168,7 @@ async def read_form(request: Request, dest_dir: Path, file_field: str = "file") 
         raise ApiError(ErrorKind.INVALID_PARAMETER, MALFORMED_MULTIPART) from None
     finally:
         collector.close()
-    return FormBody(collector.fields, collector.file)
+    return FormBody(collector.fields, collector.file, collector.attachments)
 
 
 async def _read_urlencoded(request: Request) -> dict[str, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import shutil
 import uuid
 from pathlib import Path
@@ -27,11 +28,17 @@ from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, UploadSource, UrlS
 from engines.errors import InvalidInput, InvalidUrl
 from engines.media.probe import MediaInfo, check_renderable, probe, validate
 from engines.net.urls import check_url
+from engines.text.subtitle_files import MAX_SUBTITLE_BYTES, SubtitleFile
 from engines.translation.languages import primary
 from serve_app.responses import to_api_error, validation_error
 from serve_app.schemas.video import VideoTranslateParams
 from serve_app.services import Services
-from serve_app.uploads import FormBody, UploadedFile
+from serve_app.subtitle_input import read_subtitle_file, subtitle_language
+from serve_app.uploads import Attachment, FormBody, UploadedFile
+
+#: The multipart part of a video's own subtitles, and its cap.
+SUBTITLE_FIELD = "subtitle_file"
+ATTACHMENTS = {SUBTITLE_FIELD: MAX_SUBTITLE_BYTES}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +51,7 @@ class Submission:
         media_seconds: the probed duration of an upload; None for a URL.
         fingerprint: what makes two submissions the same (idempotency).
         additional: the extra target languages, canonical (``additional_target_langs``).
+        subtitles: the video's own subtitles (``subtitle_file``), read, and the part as sent.
     """
 
     options: VideoTranslateParams
@@ -51,6 +59,7 @@ class Submission:
     media_seconds: float | None
     fingerprint: dict[str, Any]
     additional: list[str] = dataclasses.field(default_factory=list)
+    subtitles: tuple[Attachment, SubtitleFile] | None = None
 
     def spec(self, source: UploadSource | UrlSource) -> VideoJobSpec:
         fields = self.options.model_dump(exclude={"video_url", "additional_target_langs"})
@@ -74,15 +83,31 @@ async def validate_submission(services: Services, account: Account, form: FormBo
     await services.tasks.check_caps(account.id, "video", caps.resolve(account))
     target, source = _languages(services, params)
     await _check_features(services, params, target)
-    await _check_pair(services, source, target)
+    subtitles = await _subtitles(params, form)
+    if subtitles is not None:  # the language is the subtitles': told from their text when not given
+        source = await subtitle_language(services, params.source_lang, subtitles[1], target)
+    await _check_pair(services, source, target, recognized=subtitles is None)
     for field in ("video_url", "callback_url"):
         if getattr(params, field):
             await check_url_field(services, field, getattr(params, field))
     glossary = await resolve_glossary(services, account, params.glossary_id, source, target)
     info = await _probe_upload(form.file, params) if form.file else None
     options = params.model_copy(update={"target_lang": target, "source_lang": source})
-    fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None}
-    return Submission(options, glossary, info.duration if info else None, fingerprint)
+    subtitle_sha = hashlib.sha256(subtitles[0].data).hexdigest() if subtitles else None
+    fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None, "subtitles": subtitle_sha}
+    return Submission(options, glossary, info.duration if info else None, fingerprint, subtitles=subtitles)
+
+
+async def _subtitles(params: VideoTranslateParams, form: FormBody) -> tuple[Attachment, SubtitleFile] | None:
+    """The video's own subtitles (``subtitle_file``), read; speakers come from them, so diarization is refused."""
+    part = form.attachments.get(SUBTITLE_FIELD)
+    if part is None:
+        return None
+    if params.enable_diarization:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "enable_diarization: with subtitle_file the speakers are the subtitles'.")
+    if params.start_time or params.end_time is not None:
+        raise ApiError(ErrorKind.INVALID_PARAMETER, "start_time and end_time: with subtitle_file the times are the subtitles'.")
+    return part, await read_subtitle_file(part.data, part.filename, SUBTITLE_FIELD)
 
 
 def _check_source(params: VideoTranslateParams, file: UploadedFile | None) -> None:
@@ -126,9 +151,9 @@ def _languages(services: Services, params: VideoTranslateParams) -> tuple[str, s
     return target, catalog.resolve(params.source_lang, "source_lang", kind=ErrorKind.UNSUPPORTED_LANGUAGE, as_primary=True)
 
 
-async def _check_pair(services: Services, source: str | None, target: str) -> None:
+async def _check_pair(services: Services, source: str | None, target: str, *, recognized: bool = True) -> None:
     caps = await services.capabilities.get()
-    if source is not None and source not in caps.speech_languages:
+    if recognized and source is not None and source not in caps.speech_languages:
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, f"Speech recognition of {source} is not available on this service.")
     if source is not None and not caps.translates(source, target):
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, caps.refusal(source, target))

@@ -219,6 +219,8 @@ class VideoJobSpec(VideoOptions):
     revision: RevisionOf | None = None
     #: An added language's parent (docs/video-languages.md); None for a task that recognizes.
     translation_of: TranslationOf | None = None
+    #: The video's own source-language subtitles (``subtitle_file``), used instead of recognition; None: recognized.
+    subtitles: SubtitleSource | None = None
     #: Tasks of ``additional_target_langs`` (docs/video-languages.md): held until this task's recognition is stored.
     dependents: list[str] = Field(default_factory=list)
 
@@ -234,13 +236,14 @@ class VideoJobSpec(VideoOptions):
         if isinstance(self.source, SubtitleSource):
             return "subtitle-file"
         kind = super().speed_kind
-        return f"added-{kind}" if self.translation_of is not None else kind
+        return f"added-{kind}" if self.translation_of is not None or self.subtitles is not None else kind
 
     @property
     def recognizes(self) -> bool:
         """Whether the task recognizes its video; revisions, added languages and subtitle files render a
         stored or uploaded transcript."""
-        return self.revision is None and self.translation_of is None and not isinstance(self.source, SubtitleSource)
+        no_recognition = self.subtitles is not None or isinstance(self.source, SubtitleSource)
+        return self.revision is None and self.translation_of is None and not no_recognition
 
     def stored(self) -> dict[str, Any]:
         """The JSON-ready form kept in the task record."""

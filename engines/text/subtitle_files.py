@@ -1,6 +1,7 @@
 """Subtitle files that clients upload, read into timed plain-text cues, so the subtitles they have can be translated.
 
-``read_subtitles`` takes the bytes of a SubRip, WebVTT, ASS/SSA or TTML file and returns its cues
+``read_subtitles`` takes the bytes of a SubRip, WebVTT, ASS/SSA or TTML file (or of the service's own
+transcript JSON, ``transcript_json``) and returns its cues
 (:class:`InputCue`: start and end in seconds, plain text, the speaker when the file names one, the
 line of the cue in the file), sorted by start. A file it cannot read raises :class:`BadSubtitleFile`,
 whose message is one line in the service's words and names the first bad line where there is one.
@@ -40,17 +41,18 @@ from pysubs2.formats.webvtt import WebVTTFormat
 from engines.text.subtitle_cues import FORMATS_READ, BadSubtitleFile, InputCue, quoted, tidy_lines, timed_cue
 from engines.text.subtitle_speakers import split_speaker, vtt_voice
 from engines.text.subtitle_ttml import read_ttml
+from engines.text.transcript_json import read_transcript_json
 
 __all__ = ["MAX_CUES", "MAX_SUBTITLE_BYTES", "BadSubtitleFile", "InputCue", "SubtitleFile", "read_subtitles"]
 
 MAX_SUBTITLE_BYTES = 2 * 1024 * 1024
 MAX_CUES = 20_000
 
-SubtitleFormat = Literal["srt", "vtt", "ass", "ttml"]
+SubtitleFormat = Literal["srt", "vtt", "ass", "ttml", "transcript"]
 #: The file name's extension, for what the content leaves open.
 EXTENSIONS: dict[str, SubtitleFormat] = {
     ".srt": "srt", ".vtt": "vtt", ".webvtt": "vtt", ".ass": "ass", ".ssa": "ass",
-    ".ttml": "ttml", ".dfxp": "ttml", ".xml": "ttml",
+    ".ttml": "ttml", ".dfxp": "ttml", ".xml": "ttml", ".json": "transcript",
 }  # fmt: skip
 
 _NOT_TEXT = "the file is not text ({}; subtitle files are read as UTF-8, or as UTF-16 with a byte-order mark)."
@@ -82,6 +84,8 @@ def read_subtitles(data: bytes, filename: str | None = None) -> SubtitleFile:
     file_format = detect_format(text, filename)
     if file_format == "ttml":
         cues = read_ttml(text)
+    elif file_format == "transcript":
+        cues = read_transcript_json(text)
     elif file_format == "ass":
         cues = read_ass(text)
     else:
@@ -123,6 +127,8 @@ def detect_format(text: str, filename: str | None) -> SubtitleFormat:
         return "ass"
     if head.startswith("<"):
         return "ttml"  # an XML document: read_ttml refuses one whose root is not TTML's tt
+    if head.startswith("{"):
+        return "transcript"  # a JSON document: the service's own transcript (transcript_json)
     if _TIMING_ARROW.search(text):
         return "vtt" if extension == "vtt" else "srt"  # WebVTT without its header reads like SubRip
     if extension is not None:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from core.accounts import Account
 from core.billing import charged
 from core.errors import ErrorKind
-from core.specs.video import UploadSource, UrlSource, billable_minutes, feature_charges
+from core.specs.video import SubtitleSource, UploadSource, UrlSource, billable_minutes, feature_charges
 from core.tasks import iso
 from serve_app.additional_targets import create_submitted, with_targets
 from serve_app.auth import authenticate, services_of
@@ -16,8 +18,8 @@ from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
 from serve_app.schemas.video import SubmitResponse, TaskRecord, VideoTranslateParams
 from serve_app.services import Services
-from serve_app.uploads import FormBody, read_form
-from serve_app.video_submit import Submission, discard, upload_dir, validate_submission
+from serve_app.uploads import Attachment, FormBody, read_form
+from serve_app.video_submit import ATTACHMENTS, Submission, discard, upload_dir, validate_submission
 from serve_app.video_tasks import owned_task
 
 GET_DOC = RouteDoc(
@@ -40,11 +42,13 @@ SUBMIT_DOC = RouteDoc(
     summary="Submit a video translation task",
     description=(
         "multipart/form-data with exactly one of `file` (max 500 MB, 3 h) and `video_url`, plus the parameters of "
-        "contract 4.1. Uploads are validated at once; a `video_url` is fetched by a worker. Returns the queued task."
+        "contract 4.1. Uploads are validated at once; a `video_url` is fetched by a worker. Returns the queued task. "
+        "Extensions: `subtitle_file` (the video's own source-language subtitles, or a transcript JSON of this "
+        "service: used instead of recognition) and `additional_target_langs` (more languages, a task each)."
     ),
     body=VideoTranslateParams,
     body_content_type="multipart/form-data",
-    form_files=("file",),
+    form_files=("file", "subtitle_file"),
     exactly_one_of=("file", "video_url"),
     response=SubmitResponse,
     errors=(
@@ -73,7 +77,7 @@ async def submit_task(request: Request) -> Response:
     services = services_of(request)
     staging = upload_dir(services)
     try:
-        form = await read_form(request, staging)
+        form = await read_form(request, staging, attachments=ATTACHMENTS)
         submission = await with_targets(services, account, await validate_submission(services, account, form))
 
         async def create() -> Response:
@@ -90,6 +94,8 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
     charges += feature_charges(submission.options, submission.media_seconds)
     async with charged(services.quotas, account, charges):
         spec = submission.spec(await _store_source(services, form, submission))
+        if submission.subtitles is not None:
+            spec = spec.model_copy(update={"subtitles": await _store_subtitles(services, submission.subtitles[0])})
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
         task, added = await create_submitted(services, account, spec, submission.additional, submission.media_seconds, estimate)
     body = SubmitResponse(
@@ -100,6 +106,19 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
         additional_tasks=added,
     )
     return JSONResponse(body.model_dump(mode="json", exclude_none=True))
+
+
+async def _store_subtitles(services: Services, part: Attachment) -> SubtitleSource:
+    """The video's own subtitles in the file store, beside the upload (read again by the worker)."""
+    folder = upload_dir(services)
+    folder.mkdir(parents=True)
+    try:
+        path = folder / "subtitles"
+        await asyncio.to_thread(path.write_bytes, part.data)
+        stored = await services.files.put(folder.name, path.name, path, "text/plain", consume=True)
+    finally:
+        discard(folder)
+    return SubtitleSource(key=stored.key, filename=part.filename, size=len(part.data))
 
 
 async def _store_source(services: Services, form: FormBody, submission: Submission) -> UploadSource | UrlSource:

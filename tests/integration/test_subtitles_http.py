@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import httpx
 import pytest
 import srt
@@ -10,6 +12,7 @@ from tests.integration.conftest import Accounts
 from tests.integration.test_platform_http import assert_error
 from tests.integration.test_revisions_http import wait_revision
 from tests.integration.test_video_http import download, wait_done
+from tests.support.media import make_video
 
 pytestmark = [pytest.mark.serve, pytest.mark.models]
 
@@ -93,3 +96,47 @@ def test_another_account_cannot_read_the_task(client: httpx.Client, accounts: Ac
     _account, token = accounts.create()
     assert_error(client.get(f"/v1/video/task/{task_id}", headers={"Authorization": f"Bearer {token}"}), 404, "TASK_NOT_FOUND")
     assert_error(send(client, {}, SRT.encode(), target_lang="es"), 401, "UNAUTHORIZED")
+
+
+@pytest.fixture(scope="module")
+def talk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_video(tmp_path_factory.mktemp("own-subtitles") / "talk.mp4", container="mp4", speech_text="Hello there.")
+
+
+def with_subtitles(client: httpx.Client, headers: dict[str, str], video: Path, subtitles: bytes, **fields: str) -> httpx.Response:
+    files = {
+        "file": (video.name, video.read_bytes(), "video/mp4"),
+        "subtitle_file": ("own.srt", subtitles, "application/x-subrip"),
+    }
+    return client.post("/v1/video/translate", data=fields, files=files, headers=headers)
+
+
+def test_a_video_with_its_own_subtitles_is_not_recognized(client: httpx.Client, owner: dict[str, str], talk: Path) -> None:
+    own = b"1\n00:00:00,300 --> 00:00:01,600\n[Anna] The weather is nice today.\n"
+    response = with_subtitles(client, owner, talk, own, target_lang="es", output_format="all")
+    assert response.status_code == 200, response.text
+    task, stages = wait_revision(client, owner, response.json()["task_id"])
+    assert task["status"] == "completed", task
+    assert not stages & {"extracting", "recognizing", "diarizing"}, stages
+    assert task["result"]["files"]["burned_video"] and task["result"]["source_lang"] == "en"
+    cues = list(srt.parse(download(client, task["result"]["files"]["srt"]).decode()))
+    assert cues[0].start.total_seconds() == 0.3 and "tiempo" in cues[0].content.lower()
+
+    # the transcript this service returned is taken back the same way, speakers kept
+    transcript = client.get(f"/v1/video/task/{task['task_id']}/transcript", headers=owner).content
+    again = with_subtitles(client, owner, talk, transcript, target_lang="fr")
+    assert again.status_code == 200, again.text
+    done = wait_done(client, owner, again.json()["task_id"])
+    assert done["status"] == "completed", done
+    segments = client.get(f"/v1/video/task/{done['task_id']}/transcript", headers=owner).json()["segments"]
+    assert [s["speaker"] for s in segments] == ["Anna"]
+
+
+def test_own_subtitles_are_checked_with_the_submission(client: httpx.Client, owner: dict[str, str], talk: Path) -> None:
+    good = b"1\n00:00:00,300 --> 00:00:01,600\nHello there.\n"
+    bad = with_subtitles(client, owner, talk, b"1\n00:00:03,000 --> 00:00:01,000\nBack.\n", target_lang="es")
+    assert "line 2" in assert_error(bad, 400, "INVALID_PARAMETER")["message"]
+    diarized = with_subtitles(client, owner, talk, good, target_lang="es", enable_diarization="true")
+    assert "subtitle_file" in assert_error(diarized, 400, "INVALID_PARAMETER")["message"]
+    ranged = with_subtitles(client, owner, talk, good, target_lang="es", start_time="1")
+    assert_error(ranged, 400, "INVALID_PARAMETER")

@@ -14,7 +14,7 @@ import srt
 from core.files import LocalFileStore
 from core.specs.revision import ReviseRequest, RevisionOf, revision_spec
 from core.specs.transcript import read_transcript
-from core.specs.video import SubtitleSource, VideoJobSpec
+from core.specs.video import SubtitleSource, UploadSource, VideoJobSpec
 from pipelines.progress import Progress
 from pipelines.subtitle_translation import translate_subtitles
 from pipelines.video_revision import revise_video
@@ -87,3 +87,55 @@ async def test_a_subtitle_file_keeps_its_times_and_speakers_in_the_translation(w
         revision_spec(spec, request, revision), subtitle_deps(whisper, translator, store, "s1", file), Progress(Recorder()), work
     )
     assert "Mil gracias." in text_at(store, revised["files"]["vtt"])
+
+
+VIDEO_SRT = """1
+00:00:00,600 --> 00:00:03,000
+[Anna] Good morning, my friend.
+
+2
+00:00:03,600 --> 00:00:06,000
+[Ben] The train leaves at nine.
+
+3
+00:00:06,800 --> 00:00:09,200
+I will buy two tickets.
+
+4
+00:00:10,000 --> 00:00:13,000
+[Anna] Please wait for me at the station.
+
+5
+00:00:15,000 --> 00:00:17,000
+A cue after the video's end.
+"""
+
+
+async def test_a_video_with_its_own_subtitles_is_burned_without_recognition(whisper, translator, store, tmp_path) -> None:
+    from tests.integration.pipeline.test_dubbing import LINES
+    from tests.support.scenes import build_scene, scene_video
+
+    video = scene_video(build_scene(LINES, 14.0), tmp_path / "scene.mp4")
+    file = tmp_path / "own.srt"
+    file.write_text(VIDEO_SRT, encoding="utf-8")
+
+    async def obtain(source, workdir: Path) -> Path:
+        return file if isinstance(source, SubtitleSource) else Path(source.key)
+
+    spec = VideoJobSpec(
+        target_lang="es", source_lang="en", output_format="all", source=UploadSource(key=str(video)),
+        subtitles=SubtitleSource(key="u/own.srt", filename="own.srt"),
+    )  # fmt: skip
+    deps = dataclasses.replace(
+        task_deps(local_deps(whisper, translator, store), store, "v0"), obtain=obtain, transcribe=NoRecognition()
+    )
+    recorder = Recorder()
+    result = await translate_subtitles(spec, deps, Progress(recorder), tmp_path)
+
+    assert {stage for stage, _, _ in recorder.updates} <= {"validating", "translating", "synthesizing", "packaging"}
+    assert result["files"]["burned_video"] and result["duration"] == pytest.approx(14.0, abs=0.1)
+    cues = list(srt.parse(text_at(store, result["files"]["srt"])))
+    assert cues[0].start.total_seconds() == pytest.approx(0.6) and cues[-1].end.total_seconds() <= 14.0 + 1e-3
+    transcript = await read_transcript(store, "v0")
+    assert transcript is not None and transcript.size == (320, 240) and len(transcript.segments) == 4  # the 5th is past the end
+    assert [s.speaker for s in transcript.segments] == ["Anna", "Ben", "Ben", "Anna"]
