@@ -87,7 +87,9 @@ async def test_lost_consumer_group_is_recreated(redis_client: Redis) -> None:
 
 async def test_reclaim_follows_the_cursor_past_live_jobs(redis_client: Redis) -> None:
     """A dead worker's job behind 10+ jobs that live workers keep alive is still taken over."""
-    queue = JobQueue(redis_client, min_idle_ms=300)
+    # Idle time long enough that 25 heartbeats on a loaded machine finish well within it (at 300 ms the first
+    # live jobs could be idle again before the rescuer looked, and be taken instead).
+    queue = JobQueue(redis_client, min_idle_ms=1500)
     await queue.ensure_group()
     for i in range(25):
         await queue.enqueue(f"live-{i}")
@@ -95,7 +97,7 @@ async def test_reclaim_follows_the_cursor_past_live_jobs(redis_client: Redis) ->
     await queue.enqueue("orphaned")
     dead = await queue.claim("dead-worker", block_ms=50)
     assert dead is not None and dead.task_id == "orphaned"
-    time.sleep(0.35)
+    time.sleep(1.55)
     for job in live:
         assert job is not None
         await queue.heartbeat("live-worker", job)
