@@ -22,7 +22,6 @@ from core.specs.transcript import Timing
 from core.specs.video import SubtitleSource, VideoJobSpec
 from engines.errors import InvalidInput
 from engines.text.subtitle_files import BadSubtitleFile, InputCue, read_subtitles
-from engines.translation.base import TranslationRequest, TranslationResult
 from pipelines.dubbing.voices import Speaker
 from pipelines.progress import Progress
 from pipelines.subtitle_layout import layout_of
@@ -30,9 +29,8 @@ from pipelines.subtitles import Cue, cue_text
 from pipelines.subtitles.layout import speaker_label
 from pipelines.subtitles.options import SegmentationOptions
 from pipelines.subtitles.translation import group_sentences
-from pipelines.transcript_render import Lineage, Translated, render_transcript
+from pipelines.transcript_render import Lineage, render_transcript, translate_stored
 from pipelines.transcript_store import to_stored
-from pipelines.transcript_translation import job_glossary, translate_groups
 from pipelines.video_translation import PipelineDeps, check_pair, frame_rate, frame_size, obtain_video
 
 
@@ -66,19 +64,7 @@ async def translate_subtitles(spec: VideoJobSpec, deps: PipelineDeps, progress: 
         timing=Timing(fps=layout.fps),
     )  # fmt: skip
 
-    await progress.enter("translating")
-    glossary = job_glossary(spec, source)
-
-    async def translate(request: TranslationRequest) -> TranslationResult:
-        return await deps.translate(request, glossary)
-
-    async def report(fraction: float) -> None:
-        await progress.update("translating", fraction)
-
-    translations, full = await translate_groups(
-        spec, groups, sentences, source, translate, report, layout=layout, summarize=deps.summarize
-    )
-    translated = Translated(transcript, groups, translations, full)
+    translated = await translate_stored(spec, transcript, groups, layout, deps, progress)
     return await render_transcript(spec, translated, layout, Lineage(), deps, progress, workdir, media)
 
 

@@ -24,7 +24,7 @@ from pipelines.progress import Progress
 from pipelines.subtitle_layout import Layout
 from pipelines.subtitles import Cue
 from pipelines.transcript_store import dubbing_by_segment, speakers_of, to_stored
-from pipelines.transcript_translation import TranslatedTranscript, job_glossary, lay_out
+from pipelines.transcript_translation import TranslatedTranscript, job_glossary, lay_out, translate_groups
 from pipelines.video_outputs import add_dub, publish_outputs, render_outputs
 from pipelines.video_translation import PipelineDeps, stage_reporter, store_transcript
 
@@ -50,6 +50,33 @@ class Translated:
     groups: list[tuple[Cue, ...]]
     translations: list[str]
     full: list[str | None]
+
+
+async def translate_stored(
+    spec: VideoJobSpec,
+    transcript: StoredTranscript,
+    groups: list[tuple[Cue, ...]],
+    layout: Layout,
+    deps: PipelineDeps,
+    progress: Progress,
+) -> Translated:
+    """Every segment of ``transcript`` translated into the task's language as a recognized video's sentences are
+    (``transcript_translation.translate_groups``, the task's glossary); runs the ``translating`` stage."""
+    await progress.enter("translating")
+    source = transcript.source_lang
+    glossary = job_glossary(spec, source)
+
+    async def translate(request: TranslationRequest) -> TranslationResult:
+        return await deps.translate(request, glossary)
+
+    async def report(fraction: float) -> None:
+        await progress.update("translating", fraction)
+
+    sentences = [segment.source for segment in transcript.segments]
+    translations, full = await translate_groups(
+        spec, groups, sentences, source, translate, report, layout=layout, summarize=deps.summarize
+    )
+    return Translated(transcript, groups, translations, full)
 
 
 async def render_transcript(

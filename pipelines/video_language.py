@@ -15,12 +15,10 @@ from typing import Any
 
 from core.specs.video import VideoJobSpec
 from engines.errors import InvalidInput
-from engines.translation.base import TranslationRequest, TranslationResult
 from pipelines.progress import Progress
 from pipelines.subtitle_layout import layout_of
-from pipelines.transcript_render import Lineage, Translated, render_transcript
+from pipelines.transcript_render import Lineage, render_transcript, translate_stored
 from pipelines.transcript_store import groups_of
-from pipelines.transcript_translation import job_glossary, translate_groups
 from pipelines.video_translation import PipelineDeps, check_pair
 
 GONE = "the parent task's stored transcript is no longer kept (languages can be added while its outputs are)"
@@ -43,18 +41,6 @@ async def add_language(spec: VideoJobSpec, deps: PipelineDeps, progress: Progres
     )  # fmt: skip
     groups = groups_of(parent, set(), layout.source)  # the parent's source cues, as they are
 
-    await progress.enter("translating")
-    glossary = job_glossary(spec, source)
-
-    async def translate(request: TranslationRequest) -> TranslationResult:
-        return await deps.translate(request, glossary)
-
-    async def report(fraction: float) -> None:
-        await progress.update("translating", fraction)
-
-    sentences = [segment.source for segment in parent.segments]
-    translations, full = await translate_groups(
-        spec, groups, sentences, source, translate, report, layout=layout, summarize=deps.summarize
-    )
+    translated = await translate_stored(spec, parent, groups, layout, deps, progress)
     lineage = Lineage(origin.root_task_id, origin.parent_task_id, 0)
-    return await render_transcript(spec, Translated(parent, groups, translations, full), layout, lineage, deps, progress, workdir)
+    return await render_transcript(spec, translated, layout, lineage, deps, progress, workdir)
