@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -218,4 +219,36 @@ def serve_revise(server: LoopbackServer, task_id: str = PARENT) -> list[Recorded
         return Reply(200, created.setdefault(request.headers["idempotency-key"], ACCEPTED))
 
     server.route("POST", f"/v1/video/task/{task_id}/revise")(handler)
+    return seen
+
+
+def added_task_id(lang: str) -> str:
+    """The id of the task the loopback service creates for an added language ``lang`` (32 hex digits, one per language)."""
+    return hashlib.md5(lang.encode()).hexdigest()
+
+
+def serve_add_language(server: LoopbackServer, task_id: str = PARENT, refused: Collection[str] = ()) -> list[Recorded]:
+    """``POST …/translations`` that creates at most once per Idempotency-Key, like the service.
+
+    Each language in ``refused`` is answered 400 ``INVALID_LANG_CODE``.
+    """
+    created: dict[str, dict[str, Any]] = {}
+    seen: list[Recorded] = []
+
+    def handler(request: Recorded) -> Reply:
+        seen.append(request)
+        lang = json.loads(request.body)["target_lang"]
+        if lang in refused:
+            return Reply(400, {"code": "INVALID_LANG_CODE", "message": f"Unsupported target {lang}.", "request_id": f"rq-{lang}"})
+        answer = {
+            "task_id": added_task_id(lang),
+            "status": "queued",
+            "created_at": "2026-01-01T00:00:00Z",
+            "estimated_seconds": 41,
+            "parent_task_id": task_id,
+            "target_lang": lang,
+        }
+        return Reply(200, created.setdefault(request.headers["idempotency-key"], answer))
+
+    server.route("POST", f"/v1/video/task/{task_id}/translations")(handler)
     return seen

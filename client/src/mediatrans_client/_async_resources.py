@@ -11,6 +11,7 @@ from typing import Any
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._chunks import abody_chunks, awrite_chunks
 from mediatrans_client._fields import (
+    ADD_LANGUAGE_FIELDS,
     GAME_FIELDS,
     GRAMMAR_FIELDS,
     REVISE_FIELDS,
@@ -53,7 +54,7 @@ from mediatrans_client.types import (
 
 
 class AsyncVideo:
-    """Video translation tasks: submit, poll, wait, download, transcript, revise (see the blocking ``Video``)."""
+    """Video translation tasks: submit, poll, wait, download, transcript, revise, add a language (see the blocking ``Video``)."""
 
     def __init__(self, transport: AsyncTransport) -> None:
         self._transport = transport
@@ -162,6 +163,44 @@ class AsyncVideo:
     ) -> Task:
         body = {"segments": segment_edits(edits), **request_fields(locals(), REVISE_FIELDS, extra)}
         spec = ep.video_revise_spec(task_id, body, idempotency_key)
+        task = Task.model_validate((await self._transport.request(spec)).json())
+        if not wait:
+            return task
+        return await self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+
+    async def add_language(
+        self,
+        task_id: str,
+        target_lang: str,
+        *,
+        output_format: OutputFormat | None = None,
+        bilingual: bool | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
+        enable_dubbing: bool | None = None,
+        dubbing_voice: DubbingVoice | None = None,
+        dubbing_speed: float | None = None,
+        dubbing_bg_music: float | None = None,
+        callback_url: str | None = None,
+        engine: Engine | None = None,
+        glossary_id: str | None = None,
+        profanity_filter: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+        timeout: float | None = None,
+    ) -> Task:
+        spec = ep.video_add_language_spec(task_id, request_fields(locals(), ADD_LANGUAGE_FIELDS, extra), idempotency_key)
         task = Task.model_validate((await self._transport.request(spec)).json())
         if not wait:
             return task

@@ -54,6 +54,12 @@ def video_revise_spec(task_id: str, body: Mapping[str, Any], idempotency_key: st
     return RequestSpec("POST", f"/v1/video/task/{task_id}/revise", json=drop_none(body), headers=headers, idempotent=True)
 
 
+def video_add_language_spec(task_id: str, body: Mapping[str, Any], idempotency_key: str | None = None) -> RequestSpec:
+    """``POST /v1/video/task/{task_id}/translations``: JSON; keyed like a submission (``idempotency_key``, else a fresh one)."""
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    return RequestSpec("POST", f"/v1/video/task/{task_id}/translations", json=drop_none(body), headers=headers, idempotent=True)
+
+
 def download_spec(url: str) -> RequestSpec:
     return RequestSpec("GET", url, headers={"Accept": "*/*"})
 

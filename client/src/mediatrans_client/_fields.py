@@ -57,6 +57,9 @@ REVISE_FIELDS = (
     "dubbing_bg_music",
     "callback_url",
 )
+#: The fields of an added language (``POST /v1/video/task/{id}/translations``): the target, and every output choice of
+#: a submission; an omitted one is the parent's, except ``glossary_id``, ``callback_url`` and the layout limits.
+ADD_LANGUAGE_FIELDS = ("target_lang", *REVISE_FIELDS, "engine", "glossary_id", "profanity_filter")
 VOICE_CLONE_FIELDS = ("voice_name", "lang", "description", "enhance_quality", "noise_reduction", "gender", "callback_url")
 TTS_FIELDS = ("text", "voice", "lang", "gender", "emotion", "emotion_intensity", "speed", "output_format")
 GRAMMAR_FIELDS = ("text", "lang", "auto_correct", "check_types", "severity", "disable_rules", "domain")

@@ -14,6 +14,7 @@ from typing import Any
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._chunks import body_chunks, write_chunks
 from mediatrans_client._fields import (
+    ADD_LANGUAGE_FIELDS,
     GAME_FIELDS,
     GRAMMAR_FIELDS,
     REVISE_FIELDS,
@@ -57,7 +58,7 @@ DEFAULT_POLL_INTERVAL_S = 5.0
 
 
 class Video:
-    """Video translation tasks: submit, poll, wait, download; read a transcript and revise it."""
+    """Video translation tasks: submit, poll, wait, download; read a transcript, revise it, add a language."""
 
     def __init__(self, transport: SyncTransport) -> None:
         self._transport = transport
@@ -186,6 +187,53 @@ class Video:
         """
         body = {"segments": segment_edits(edits), **request_fields(locals(), REVISE_FIELDS, extra)}
         task = Task.model_validate(self._transport.request(ep.video_revise_spec(task_id, body, idempotency_key)).json())
+        if not wait:
+            return task
+        return self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+
+    def add_language(
+        self,
+        task_id: str,
+        target_lang: str,
+        *,
+        output_format: OutputFormat | None = None,
+        bilingual: bool | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
+        enable_dubbing: bool | None = None,
+        dubbing_voice: DubbingVoice | None = None,
+        dubbing_speed: float | None = None,
+        dubbing_bg_music: float | None = None,
+        callback_url: str | None = None,
+        engine: Engine | None = None,
+        glossary_id: str | None = None,
+        profanity_filter: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+        timeout: float | None = None,
+    ) -> Task:
+        """Start a new task that translates completed ``task_id``'s transcript into ``target_lang``, without recognizing again.
+
+        The keyword arguments up to ``profanity_filter`` are the output choices of a submission; ``None``
+        keeps the parent's, except ``glossary_id`` and ``callback_url`` (none unless given) and
+        ``max_subtitle_length`` / ``subtitle_max_duration`` (the new language's preset unless given).
+        ``idempotency_key``: the request's key (default: a fresh one, the same on every retry). The new task
+        is polled and downloaded like any other (its record names ``parent_task_id``; the answer also
+        ``target_lang``); with ``wait=True`` it is returned finished (see :meth:`wait`).
+        """
+        spec = ep.video_add_language_spec(task_id, request_fields(locals(), ADD_LANGUAGE_FIELDS, extra), idempotency_key)
+        task = Task.model_validate(self._transport.request(spec).json())
         if not wait:
             return task
         return self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)

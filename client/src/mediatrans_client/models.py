@@ -61,7 +61,7 @@ class Task(ApiModel):
     completed_at: str | None = None
     result: TaskResult | None = None
     error: Any = None
-    parent_task_id: str | None = None  # a revision: the task it revises
+    parent_task_id: str | None = None  # a revision or an added language: the task it was made from
     revision: int | None = None  # a revision: its place in the chain (1, 2...); 0 for a task that recognized the video
 
     @property

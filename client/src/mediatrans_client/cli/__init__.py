@@ -1,6 +1,7 @@
 """The ``mediatrans`` command line (``mediatrans --help``)."""
 
 from mediatrans_client.cli import (  # noqa: F401  (they register subcommands)
+    add_language_command,
     commands,
     game_command,
     grammar_command,

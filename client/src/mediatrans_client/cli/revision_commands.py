@@ -31,7 +31,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def revise_options(command: F) -> F:
-    """The output choices a revision may change, shared by ``revise`` and ``edit``; each one left out is the parent's."""
+    """The output choices of ``revise``, ``edit`` and ``add-language``; each one left out is the parent's."""
     options = (
         click.option("--format", "output_format", type=click.Choice(FORMATS), help="Output format (default: the parent's)."),
         click.option("--bilingual/--no-bilingual", default=None, help="Source and translation in every cue, or not."),
@@ -45,14 +45,17 @@ def revise_options(command: F) -> F:
     return command
 
 
-def _given(
+def output_choices(
     output_format: OutputFormat | None,
     bilingual: bool | None,
     dub: bool | None,
     dubbing_voice: DubbingVoice | None,
     callback_url: str | None,
 ) -> dict[str, Any]:
-    """The options of :func:`revise_options` as ``video.revise`` keyword arguments (``None``: not given)."""
+    """The options of :func:`revise_options` as keyword arguments of ``video.revise`` (``None``: not given).
+
+    ``video.add_language`` takes the same ones.
+    """
     return {
         "output_format": output_format,
         "bilingual": bilingual,
@@ -143,7 +146,7 @@ def revise(
         raise click.BadParameter(str(exc), param_hint="EDITS.json") from None
     if not edits:
         raise click.BadParameter("no edits in the file", param_hint="EDITS.json")
-    given = _given(output_format, bilingual, dub, dubbing_voice, callback_url)
+    given = output_choices(output_format, bilingual, dub, dubbing_voice, callback_url)
     task = _revise(session, task_id, edits, given, extra, file_choices)
     _show(session, task, wait, out, poll_interval, wait_timeout)
 
@@ -202,7 +205,7 @@ def edit(
             else:
                 output.note("nothing changed")
             return
-        given = _given(output_format, bilingual, dub, dubbing_voice, callback_url)
+        given = output_choices(output_format, bilingual, dub, dubbing_voice, callback_url)
         task = _revise(session, task_id, edits, given, extra)
         keep = False
     finally:
