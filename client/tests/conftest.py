@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -251,4 +252,56 @@ def serve_add_language(server: LoopbackServer, task_id: str = PARENT, refused: C
         return Reply(200, created.setdefault(request.headers["idempotency-key"], answer))
 
     server.route("POST", f"/v1/video/task/{task_id}/translations")(handler)
+    return seen
+
+
+# A submission (video or subtitle file) and the task the loopback service creates for it.
+MAIN = "c" * 32
+
+
+def form_parts(request: Recorded) -> dict[str, tuple[str | None, bytes]]:
+    """The fields of a form body by name: (the file name of a file part, else None; the content as sent)."""
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        return {name: (None, values[0].encode()) for name, values in parse_qs(request.body.decode()).items()}
+    boundary = re.search(r'boundary="?([^";]+)"?', content_type)
+    assert boundary is not None, f"not a form: {content_type!r}"
+    parts: dict[str, tuple[str | None, bytes]] = {}
+    for chunk in request.body.split(b"--" + boundary.group(1).encode())[1:-1]:
+        head, _, content = chunk.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        disposition = head.decode("utf-8")
+        name = re.search(r'\bname="([^"]*)"', disposition)
+        filename = re.search(r'\bfilename="([^"]*)"', disposition)
+        assert name is not None and name.group(1) not in parts, disposition
+        parts[name.group(1)] = (filename.group(1) if filename else None, content.removesuffix(b"\r\n"))
+    return parts
+
+
+def form_fields(request: Recorded) -> dict[str, str]:
+    """The text fields of a form body (file parts left out)."""
+    return {name: content.decode() for name, (filename, content) in form_parts(request).items() if filename is None}
+
+
+def serve_submission(server: LoopbackServer, path: str = "/v1/video/translate", task_id: str = MAIN) -> list[Recorded]:
+    """``POST path`` (a video or subtitle submission) that creates at most once per Idempotency-Key, like the service.
+
+    Its answer lists a task per language of ``additional_target_langs`` (id :func:`added_task_id`), in their order.
+    """
+    created: dict[str, dict[str, Any]] = {}
+    seen: list[Recorded] = []
+
+    def handler(request: Recorded) -> Reply:
+        seen.append(request)
+        answer: dict[str, Any] = {
+            "task_id": task_id,
+            "status": "queued",
+            "created_at": "2026-01-01T00:00:00Z",
+            "estimated_seconds": 140,
+        }
+        additional = form_fields(request).get("additional_target_langs")
+        if additional:
+            answer["additional_tasks"] = [{"target_lang": lang, "task_id": added_task_id(lang)} for lang in additional.split(",")]
+        return Reply(200, created.setdefault(request.headers["idempotency-key"], answer))
+
+    server.route("POST", path)(handler)
     return seen

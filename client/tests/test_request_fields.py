@@ -23,9 +23,15 @@ CONTRACT = SERVICE_ROOT / "docs" / "api-contract.md"
 #: Parameters that steer the client, not the request body.
 CONTROL = {"self", "extra", "wait", "on_progress", "poll_interval", "timeout", "chunk_size", "output_path"}
 #: Parameters that carry a body field under another name (a file part, or a URL in its place).
-CARRIERS = {"path_or_url": ("file", "video_url"), "sample_path": ("sample",)}
+CARRIERS = {"path_or_url": ("file", "video_url"), "sample_path": ("sample",), "subtitle_file": ("subtitle_file",)}
+#: The file parts, outside the service's form models.
+FILE_PARTS = {"file", "subtitle_file"}
 #: Fields the service accepts beyond the contract's tables (extensions), each still a keyword argument.
-EXTENSIONS = {"4.1": {"subtitle_preset"}, "4.7": {"lang", "gender"}, "4.9": {"glossary_id"}}
+EXTENSIONS = {
+    "4.1": {"subtitle_preset", "additional_target_langs", "subtitle_file"},
+    "4.7": {"lang", "gender"},
+    "4.9": {"glossary_id"},
+}
 
 #: (endpoint group class, method name, contract section, the service's request model), sync and async.
 METHODS: list[tuple[type, str, str, str]] = []
@@ -88,7 +94,7 @@ def test_every_contract_field_is_a_keyword_argument(cls: type, name: str, sectio
 @pytest.mark.parametrize(("cls", "name", "section", "model"), METHODS, ids=IDS)
 def test_the_keyword_arguments_match_the_service_request_model(cls: type, name: str, section: str, model: str) -> None:
     accepted = set(service_model(model).model_fields)
-    offered = body_fields(getattr(cls, name)) - {"file"}  # the upload is a file part, outside the form model
+    offered = body_fields(getattr(cls, name)) - FILE_PARTS  # the uploads are file parts, outside the form model
     assert offered == accepted, f"client only: {sorted(offered - accepted)}; service only: {sorted(accepted - offered)}"
 
 

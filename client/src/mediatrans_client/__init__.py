@@ -23,6 +23,7 @@ from mediatrans_client.errors import (
 )
 from mediatrans_client.models import (
     AccountInfo,
+    AdditionalTask,
     GrammarIssue,
     GrammarResult,
     Language,
@@ -42,6 +43,7 @@ from mediatrans_client.webhooks import verify_signature, verify_webhook
 
 __all__ = [
     "AccountInfo",
+    "AdditionalTask",
     "AsyncClient",
     "AuthenticationError",
     "Client",

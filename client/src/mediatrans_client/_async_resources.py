@@ -15,6 +15,7 @@ from mediatrans_client._fields import (
     GAME_FIELDS,
     GRAMMAR_FIELDS,
     REVISE_FIELDS,
+    SUBTITLE_FIELDS,
     TTS_FIELDS,
     VIDEO_FIELDS,
     VOICE_CLONE_FIELDS,
@@ -22,7 +23,7 @@ from mediatrans_client._fields import (
     segment_edits,
 )
 from mediatrans_client._progress import ProgressCallback, ProgressReporter, task_failure
-from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S
+from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S, carry_additional_tasks
 from mediatrans_client._transport import AsyncTransport
 from mediatrans_client.errors import WaitTimeoutError
 from mediatrans_client.models import (
@@ -46,6 +47,7 @@ from mediatrans_client.types import (
     OutputFormat,
     Severity,
     SpeakerGender,
+    SubtitleFormat,
     SubtitlePosition,
     SubtitlePreset,
     Tone,
@@ -89,17 +91,20 @@ class AsyncVideo:
         profanity_filter: bool | None = None,
         start_time: float | None = None,
         end_time: float | None = None,
+        additional_target_langs: Sequence[str] | None = None,
+        subtitle_file: ep.SubtitleInput | None = None,
         extra: Mapping[str, Any] | None = None,
         wait: bool = False,
         on_progress: ProgressCallback | None = None,
         poll_interval: float = DEFAULT_POLL_INTERVAL_S,
         timeout: float | None = None,
     ) -> Task:
-        spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra))
+        spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra), subtitle_file)
         task = Task.model_validate((await self._transport.request(spec)).json())
         if not wait:
             return task
-        return await self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+        done = await self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+        return carry_additional_tasks(done, task)
 
     async def get(self, task_id: str) -> Task:
         return Task.model_validate((await self._transport.request(ep.video_task_spec(task_id))).json())
@@ -217,6 +222,51 @@ class AsyncVideo:
         for kind, target in ep.download_targets(urls, folder).items():
             written.append(await awrite_chunks(abody_chunks(self._transport, ep.download_spec(urls[kind])), target))
         return written
+
+
+class AsyncSubtitles:
+    """Subtitle files translated without a video (see the blocking ``Subtitles``); the tasks are ``client.video``'s."""
+
+    def __init__(self, transport: AsyncTransport, video: AsyncVideo) -> None:
+        self._transport = transport
+        self._video = video
+
+    async def translate(
+        self,
+        file: ep.SubtitleInput,
+        target_lang: str,
+        *,
+        source_lang: str | None = None,
+        additional_target_langs: Sequence[str] | None = None,
+        output_format: SubtitleFormat | None = None,
+        bilingual: bool | None = None,
+        engine: Engine | None = None,
+        callback_url: str | None = None,
+        glossary_id: str | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
+        profanity_filter: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+        timeout: float | None = None,
+    ) -> Task:
+        spec = ep.subtitles_translate_spec(file, request_fields(locals(), SUBTITLE_FIELDS, extra), idempotency_key)
+        task = Task.model_validate((await self._transport.request(spec)).json())
+        if not wait:
+            return task
+        done = await self._video.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+        return carry_additional_tasks(done, task)
 
 
 class AsyncVoices:

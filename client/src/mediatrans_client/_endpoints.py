@@ -6,12 +6,18 @@ import mimetypes
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import unquote, urlsplit
 
-from mediatrans_client._requests import RequestSpec, drop_none, form_fields
+from mediatrans_client._requests import FilePart, RequestSpec, drop_none, form_fields
 
 PathOrUrl = str | Path
+#: A subtitle file as the methods take it: a path, its content, or a binary file open for reading.
+SubtitleInput = str | Path | bytes | IO[bytes]
+#: The file name of subtitles given as bytes, or as a file without a name (the service tells the format from the content).
+UNNAMED_SUBTITLES = "subtitles"
+#: The extension field of more target languages, sent as one comma-separated string.
+ADDITIONAL_TARGETS = "additional_target_langs"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -19,7 +25,7 @@ def is_url(value: PathOrUrl) -> bool:
     return isinstance(value, str) and value.lower().startswith(("http://", "https://"))
 
 
-def _upload(field: str, path: PathOrUrl) -> dict[str, tuple[str, Path, str | None]]:
+def _upload(field: str, path: PathOrUrl) -> dict[str, FilePart]:
     file_path = Path(path)
     if not file_path.is_file():
         raise FileNotFoundError(f"No such file: {file_path}")
@@ -27,17 +33,55 @@ def _upload(field: str, path: PathOrUrl) -> dict[str, tuple[str, Path, str | Non
     return {field: (file_path.name, file_path, content_type)}
 
 
+def _subtitle_part(field: str, source: SubtitleInput) -> dict[str, FilePart]:
+    """A subtitle file part, under its file name: a path is read afresh on every attempt; bytes and an open file
+    are held whole (the service takes at most 2 MB), so a retried request sends the same content."""
+    if isinstance(source, (str, Path)):
+        return _upload(field, source)
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return {field: (UNNAMED_SUBTITLES, bytes(source), "application/octet-stream")}
+    data = source.read()
+    name = getattr(source, "name", None)
+    filename = Path(name).name if isinstance(name, str) and Path(name).name else UNNAMED_SUBTITLES
+    content = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return {field: (filename, content, "application/octet-stream")}
+
+
+def _joined_targets(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``additional_target_langs`` as the service reads it: one comma-separated string (a list is joined, an empty one
+    left out; a string is sent as given)."""
+    joined = dict(fields)
+    value = joined.get(ADDITIONAL_TARGETS)
+    if value is not None and not isinstance(value, str):
+        joined[ADDITIONAL_TARGETS] = ",".join(value) or None
+    return joined
+
+
 def languages_spec(params: Mapping[str, Any], extra_headers: Mapping[str, str]) -> RequestSpec:
     return RequestSpec("GET", "/v1/languages", params=dict(params), headers=dict(extra_headers), authenticated=False)
 
 
-def video_translate_spec(path_or_url: PathOrUrl, fields: Mapping[str, Any]) -> RequestSpec:
-    """``POST /v1/video/translate``: a streamed multipart upload, or a form with ``video_url``."""
-    form = form_fields(fields)
+def video_translate_spec(
+    path_or_url: PathOrUrl, fields: Mapping[str, Any], subtitle_file: SubtitleInput | None = None
+) -> RequestSpec:
+    """``POST /v1/video/translate``: a streamed multipart upload, or a form with ``video_url``; either with the video's
+    own subtitles as the ``subtitle_file`` part when given."""
+    form = form_fields(_joined_targets(fields))
+    subtitles = _subtitle_part("subtitle_file", subtitle_file) if subtitle_file is not None else {}
     if is_url(path_or_url):
         form["video_url"] = str(path_or_url)
-        return RequestSpec("POST", "/v1/video/translate", data=form, idempotent=True)
-    return RequestSpec("POST", "/v1/video/translate", data=form, files=_upload("file", path_or_url), idempotent=True)
+        return RequestSpec("POST", "/v1/video/translate", data=form, files=subtitles or None, idempotent=True)
+    files = {**_upload("file", path_or_url), **subtitles}
+    return RequestSpec("POST", "/v1/video/translate", data=form, files=files, idempotent=True)
+
+
+def subtitles_translate_spec(file: SubtitleInput, fields: Mapping[str, Any], idempotency_key: str | None = None) -> RequestSpec:
+    """``POST /v1/subtitles/translate``: multipart with the subtitle file as ``file``; keyed like a video submission."""
+    headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+    form = form_fields(_joined_targets(fields))
+    return RequestSpec(
+        "POST", "/v1/subtitles/translate", data=form, files=_subtitle_part("file", file), headers=headers, idempotent=True
+    )
 
 
 def video_task_spec(task_id: str) -> RequestSpec:

@@ -36,6 +36,29 @@ VIDEO_FIELDS = (
     "profanity_filter",
     "start_time",
     "end_time",
+    "additional_target_langs",  # extension: more target languages, a task each
+)
+#: The fields of a subtitle file's translation (``POST /v1/subtitles/translate``): the submission's that need no video.
+SUBTITLE_FIELDS = (
+    "target_lang",
+    "source_lang",
+    "additional_target_langs",
+    "output_format",
+    "bilingual",
+    "engine",
+    "callback_url",
+    "glossary_id",
+    "subtitle_font",
+    "subtitle_size",
+    "subtitle_color",
+    "subtitle_outline",
+    "subtitle_outline_width",
+    "subtitle_bg",
+    "subtitle_position",
+    "max_subtitle_length",
+    "subtitle_max_duration",
+    "subtitle_preset",
+    "profanity_filter",
 )
 #: The output choices a revision may change (``POST /v1/video/task/{id}/revise``); the others stay the parent's.
 REVISE_FIELDS = (

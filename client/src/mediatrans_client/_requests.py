@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import uuid
@@ -25,7 +26,7 @@ TOKEN_ENV = "MEDIATRANS_TOKEN"
 DEFAULT_TIMEOUT_S = 30.0
 USER_AGENT = f"mediatrans-client/{__version__}"
 
-FilePart = tuple[str, str | Path, str | None]  # (filename, path on disk, content type)
+FilePart = tuple[str, str | Path | bytes, str | None]  # (filename, path on disk or the content itself, content type)
 
 
 def api_root(url: str) -> str:
@@ -107,15 +108,19 @@ def request_headers(settings: ClientSettings, spec: RequestSpec) -> dict[str, st
 
 @contextlib.contextmanager
 def open_files(files: Mapping[str, FilePart] | None) -> Iterator[dict[str, tuple[str, IO[bytes], str | None]] | None]:
-    """Open the upload parts for one attempt; httpx streams them in chunks."""
+    """Open the upload parts for one attempt; httpx streams them in chunks. A part held as bytes is read from the start."""
     if not files:
         yield None
         return
     with contextlib.ExitStack() as stack:
         opened: dict[str, tuple[str, IO[bytes], str | None]] = {
-            name: (filename, stack.enter_context(open(path, "rb")), ctype) for name, (filename, path, ctype) in files.items()
+            name: (filename, stack.enter_context(_open_part(source)), ctype) for name, (filename, source, ctype) in files.items()
         }
         yield opened
+
+
+def _open_part(source: str | Path | bytes) -> IO[bytes]:
+    return io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")
 
 
 def form_fields(fields: Mapping[str, Any]) -> dict[str, str]:

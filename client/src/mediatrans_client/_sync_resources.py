@@ -18,6 +18,7 @@ from mediatrans_client._fields import (
     GAME_FIELDS,
     GRAMMAR_FIELDS,
     REVISE_FIELDS,
+    SUBTITLE_FIELDS,
     TTS_FIELDS,
     VIDEO_FIELDS,
     VOICE_CLONE_FIELDS,
@@ -48,6 +49,7 @@ from mediatrans_client.types import (
     OutputFormat,
     Severity,
     SpeakerGender,
+    SubtitleFormat,
     SubtitlePosition,
     SubtitlePreset,
     Tone,
@@ -55,6 +57,13 @@ from mediatrans_client.types import (
 )
 
 DEFAULT_POLL_INTERVAL_S = 5.0
+
+
+def carry_additional_tasks(done: Task, submitted: Task) -> Task:
+    """The waited-for main task with the submission's ``additional_tasks`` (a polled record does not list them)."""
+    if submitted.additional_tasks is None:
+        return done
+    return done.model_copy(update={"additional_tasks": submitted.additional_tasks})
 
 
 class Video:
@@ -93,6 +102,8 @@ class Video:
         profanity_filter: bool | None = None,
         start_time: float | None = None,
         end_time: float | None = None,
+        additional_target_langs: Sequence[str] | None = None,
+        subtitle_file: ep.SubtitleInput | None = None,
         extra: Mapping[str, Any] | None = None,
         wait: bool = False,
         on_progress: ProgressCallback | None = None,
@@ -101,14 +112,19 @@ class Video:
     ) -> Task:
         """Submit a video (local file, streamed; or an ``http(s)`` URL sent as ``video_url``).
 
-        The keyword arguments up to ``end_time`` are the contract's fields (4.1). With ``wait=True``
-        the finished task is returned (see :meth:`wait`).
+        The keyword arguments up to ``end_time`` are the contract's fields (4.1). Extensions:
+        ``additional_target_langs`` (at most 10 more languages, sent comma-joined) makes a task per language,
+        listed in the answer's ``additional_tasks``; ``subtitle_file`` (a path, bytes or a binary file: the
+        video's own source-language subtitles, or a transcript JSON of this service) is used instead of speech
+        recognition. With ``wait=True`` the finished main task is returned (see :meth:`wait`), still listing
+        ``additional_tasks``: those are not waited for (``wait`` on each ``task_id``).
         """
-        spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra))
+        spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra), subtitle_file)
         task = Task.model_validate(self._transport.request(spec).json())
         if not wait:
             return task
-        return self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+        done = self.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+        return carry_additional_tasks(done, task)
 
     def get(self, task_id: str) -> Task:
         return Task.model_validate(self._transport.request(ep.video_task_spec(task_id)).json())
@@ -254,6 +270,62 @@ class Video:
 
     def _stream_to(self, url: str, target: Path) -> None:
         write_chunks(body_chunks(self._transport, ep.download_spec(url)), target)
+
+
+class Subtitles:
+    """Subtitle files translated without a video (extension): each submission is a video task, read, waited for,
+    downloaded, revised and extended with ``client.video``."""
+
+    def __init__(self, transport: SyncTransport, video: Video) -> None:
+        self._transport = transport
+        self._video = video
+
+    def translate(
+        self,
+        file: ep.SubtitleInput,
+        target_lang: str,
+        *,
+        source_lang: str | None = None,
+        additional_target_langs: Sequence[str] | None = None,
+        output_format: SubtitleFormat | None = None,
+        bilingual: bool | None = None,
+        engine: Engine | None = None,
+        callback_url: str | None = None,
+        glossary_id: str | None = None,
+        subtitle_font: str | None = None,
+        subtitle_size: int | None = None,
+        subtitle_color: str | None = None,
+        subtitle_outline: str | None = None,
+        subtitle_outline_width: float | None = None,
+        subtitle_bg: str | None = None,
+        subtitle_position: SubtitlePosition | None = None,
+        max_subtitle_length: int | None = None,
+        subtitle_max_duration: float | None = None,
+        subtitle_preset: SubtitlePreset | None = None,
+        profanity_filter: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+        wait: bool = False,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = DEFAULT_POLL_INTERVAL_S,
+        timeout: float | None = None,
+    ) -> Task:
+        """Translate a subtitle file (SubRip, WebVTT, ASS/SSA or TTML, at most 2 MB) into ``target_lang``, keeping its cue times.
+
+        ``file``: a path, bytes or a binary file open for reading. ``source_lang``: ``None`` (or ``auto``) has
+        the service tell it from the text. ``additional_target_langs``: at most 10 more languages (sent
+        comma-joined), a task each, listed in the answer's ``additional_tasks``. The other keyword arguments up to
+        ``profanity_filter`` are the output choices of a video submission (``burned_video`` aside).
+        ``idempotency_key``: the request's key (default: a fresh one, the same on every retry). With ``wait=True``
+        the finished main task is returned (see :meth:`Video.wait`), still listing ``additional_tasks``, which are
+        not waited for.
+        """
+        spec = ep.subtitles_translate_spec(file, request_fields(locals(), SUBTITLE_FIELDS, extra), idempotency_key)
+        task = Task.model_validate(self._transport.request(spec).json())
+        if not wait:
+            return task
+        done = self._video.wait(task.task_id, on_progress=on_progress, poll_interval=poll_interval, timeout=timeout)
+        return carry_additional_tasks(done, task)
 
 
 class Voices:

@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 
 from mediatrans_client import _endpoints as ep
-from mediatrans_client._async_resources import AsyncGame, AsyncGrammar, AsyncSpeech, AsyncVideo, AsyncVoices
+from mediatrans_client._async_resources import AsyncGame, AsyncGrammar, AsyncSpeech, AsyncSubtitles, AsyncVideo, AsyncVoices
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
 from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
@@ -34,6 +34,7 @@ class AsyncClient:
         self._transport = AsyncTransport(self.settings, http_client)
         self._language_cache = LanguageCache(language_cache_ttl, path=language_cache_path, scope=self.settings.base_url)
         self.video = AsyncVideo(self._transport)
+        self.subtitles = AsyncSubtitles(self._transport, self.video)
         self.voice = AsyncVoices(self._transport)
         self.tts = AsyncSpeech(self._transport)
         self.grammar = AsyncGrammar(self._transport)

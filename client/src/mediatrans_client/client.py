@@ -10,7 +10,7 @@ from mediatrans_client import _endpoints as ep
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
 from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
-from mediatrans_client._sync_resources import Game, Grammar, Speech, Video, Voices
+from mediatrans_client._sync_resources import Game, Grammar, Speech, Subtitles, Video, Voices
 from mediatrans_client._transport import SyncTransport
 from mediatrans_client.models import AccountInfo, LanguageList
 
@@ -45,6 +45,7 @@ class Client:
         self._transport = SyncTransport(self.settings, http_client)
         self._language_cache = LanguageCache(language_cache_ttl, path=language_cache_path, scope=self.settings.base_url)
         self.video = Video(self._transport)
+        self.subtitles = Subtitles(self._transport, self.video)
         self.voice = Voices(self._transport)
         self.tts = Speech(self._transport)
         self.grammar = Grammar(self._transport)

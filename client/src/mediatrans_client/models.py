@@ -49,8 +49,16 @@ class TaskResult(ApiModel):
         return urls
 
 
+class AdditionalTask(ApiModel):
+    """A task of ``additional_target_langs`` (extension): its language and id, in the submission's answer."""
+
+    target_lang: str
+    task_id: str
+
+
 class Task(ApiModel):
-    """A video translation task (contract 2.1); also the answer of ``POST /v1/video/translate``."""
+    """A video translation task (contract 2.1); also the answer of ``POST /v1/video/translate`` and
+    ``POST /v1/subtitles/translate``."""
 
     task_id: str
     status: str
@@ -63,6 +71,7 @@ class Task(ApiModel):
     error: Any = None
     parent_task_id: str | None = None  # a revision or an added language: the task it was made from
     revision: int | None = None  # a revision: its place in the chain (1, 2...); 0 for a task that recognized the video
+    additional_tasks: list[AdditionalTask] | None = None  # a submission with additional_target_langs: a task per language
 
     @property
     def is_final(self) -> bool:

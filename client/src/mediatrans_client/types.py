@@ -12,6 +12,8 @@ from typing import Literal
 # POST /v1/video/translate (4.1)
 #: The contract's five, and the timed-text delivery formats ``ttml`` (IMSC 1.1 Text) and ``ebu_tt_d`` (extensions).
 OutputFormat = Literal["srt", "vtt", "ass", "burned_video", "all", "ttml", "ebu_tt_d"]
+#: The formats of a subtitle file's translation (``POST /v1/subtitles/translate``): ``burned_video`` needs a video.
+SubtitleFormat = Literal["srt", "vtt", "ass", "all", "ttml", "ebu_tt_d"]
 #: Timed-text presets (extension): per-language limits, slower broadcast reading speeds, or the old single preset.
 SubtitlePreset = Literal["standard", "broadcast", "legacy"]
 Engine = Literal["standard", "professional"]

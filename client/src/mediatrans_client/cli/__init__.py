@@ -6,7 +6,9 @@ from mediatrans_client.cli import (  # noqa: F401  (they register subcommands)
     game_command,
     grammar_command,
     revision_commands,
+    subtitle_commands,
     video_commands,
+    video_translate_command,
 )
 from mediatrans_client.cli.app import cli, main
 

@@ -1,4 +1,8 @@
-"""``mediatrans video``: submit a translation, follow it with a live progress bar, download the results."""
+"""``mediatrans video``: follow a task with a live progress bar, show it, download its results.
+
+The group's other commands: ``translate`` (video_translate_command.py), ``transcript``, ``revise`` and ``edit``
+(revision_commands.py), ``add-language`` (add_language_command.py).
+"""
 
 from __future__ import annotations
 
@@ -12,9 +16,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S
 from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
-from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.models import Task
-from mediatrans_client.types import DubbingVoice, Engine, OutputFormat, SubtitlePreset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -111,80 +113,6 @@ def follow_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
-
-
-@video.command("translate")
-@click.argument("source", metavar="FILE_OR_URL")
-@click.option("--to", "target", required=True, metavar="LANG", help="Target language code (e.g. es, pt-BR).")
-@click.option("--from", "source_lang", default="auto", show_default=True, metavar="LANG", help="Source language, or auto.")
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="srt", show_default=True)
-@click.option("--bilingual", is_flag=True, help="Source and translation in every cue.")
-@click.option("--engine", type=click.Choice(("standard", "professional")), help="Translation engine.")
-@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary for consistent terms.")
-@click.option("--speakers", "diarize", is_flag=True, help="Label speakers ([Speaker 1], ...).")
-@click.option("--speaker-count", type=click.IntRange(1, 20), help="Expected number of speakers.")
-@click.option("--dub", is_flag=True, help="Replace the audio with synthesized speech of the translation.")
-@click.option("--voice", "dubbing_voice", type=click.Choice(VOICES), help="Dubbing voice.")
-@click.option("--callback-url", metavar="URL", help="Receives a signed POST when the task ends.")
-@click.option(
-    "--preset", "subtitle_preset", type=click.Choice(PRESETS), help="Timed-text preset (default standard: per language)."
-)
-@click.option("-f", "--field", "extra", multiple=True, metavar="NAME=VALUE", help="Any other contract field (repeatable).")
-@follow_options
-@pass_session
-@handles_errors
-def translate(
-    session: Session,
-    source: str,
-    target: str,
-    source_lang: str,
-    output_format: OutputFormat,
-    bilingual: bool,
-    engine: Engine | None,
-    glossary_id: str | None,
-    diarize: bool,
-    speaker_count: int | None,
-    dub: bool,
-    dubbing_voice: DubbingVoice | None,
-    callback_url: str | None,
-    subtitle_preset: SubtitlePreset | None,
-    extra: tuple[str, ...],
-    wait: bool,
-    out: Path | None,
-    poll_interval: float,
-    wait_timeout: float | None,
-) -> None:
-    """Translate a video file (uploaded, streamed) or an http(s) URL into subtitles, burned video or a dub.
-
-    \b
-    mediatrans video translate talk.mp4 --to es --format all --wait --out ./subs
-    """
-    if not source.startswith(("http://", "https://")) and not Path(source).is_file():
-        raise click.BadParameter(f"no such file: {source}", param_hint="FILE_OR_URL")
-    if not session.as_json and not (wait or out):
-        output.note(f"submitting {source} ...")
-    task = session.client.video.translate(
-        source,
-        target_lang=target,
-        source_lang=source_lang,
-        output_format=output_format,
-        bilingual=bilingual or None,
-        engine=engine,
-        glossary_id=glossary_id,
-        enable_diarization=diarize or None,
-        speaker_count=speaker_count,
-        enable_dubbing=dub or None,
-        dubbing_voice=dubbing_voice,
-        callback_url=callback_url,
-        subtitle_preset=subtitle_preset,
-        extra=parse_fields(extra),
-    )
-    if wait or out is not None:
-        follow_task(session, task, poll_interval, wait_timeout, out)
-    else:
-        print_task(session, task)
-        if not session.as_json:
-            output.note(f"follow it with: mediatrans video status {task.task_id} --wait")
 
 
 @video.command("status")
