@@ -101,16 +101,24 @@ def layout_of(
     fps: float | None = None,
     shot_changes: Sequence[float] = (),
     until: float | None = None,
+    frame_rules: bool = True,
 ) -> Layout:
     """The layout of a task whose speech is in ``source_lang``, on a video of ``fps`` with ``shot_changes``,
-    processed until ``until`` seconds."""
+    processed until ``until`` seconds. Without ``frame_rules`` cue times are not moved to frames (a client's
+    subtitle file keeps its own times)."""
     frames = fps if fps and fps > 0 else DEFAULT_FPS
     target = preset_of(spec, target_lang)
     # Source cues stay at their speech times under frame rules (fps set): display timing comes after translation.
     source = options_for(preset_of(spec, source_lang), speaker_labels=speaker_labels, fps=None)
     return Layout(
         source=source,
-        target=options_for(target, speaker_labels=speaker_labels, fps=frames, shot_changes=shot_changes, until=until),
+        target=options_for(
+            target if frame_rules else dataclasses.replace(target, frame_rules=False),
+            speaker_labels=speaker_labels,
+            fps=frames,
+            shot_changes=shot_changes,
+            until=until,
+        ),
         preset=target,
         fps=frames,
     )

@@ -55,7 +55,7 @@ async def translate_subtitles(spec: VideoJobSpec, deps: PipelineDeps, progress: 
     labelled = any(cue.speaker for cue in cues)
     duration = info.duration if info is not None else max(cue.end for cue in cues)
     fps = frame_rate(info) if info is not None else None
-    layout = layout_of(spec, source, target, speaker_labels=labelled, fps=fps, until=duration)
+    layout = layout_of(spec, source, target, speaker_labels=labelled, fps=fps, until=duration, frame_rules=False)
     groups = group_sentences(source_cues(cues, layout.source, labelled))
     sentences = [" ".join(cue_text(c) for c in group) for group in groups]
     transcript = to_stored(

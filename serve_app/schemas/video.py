@@ -14,6 +14,13 @@ class TaskError(BaseModel):
     message: str
 
 
+class AdditionalTask(BaseModel):
+    """A task of ``additional_target_langs``: its language and id."""
+
+    target_lang: str
+    task_id: str
+
+
 class TaskRecord(BaseModel):
     """The body of ``GET /v1/video/task/{id}``: a field that does not apply to the task is left out (never null).
 
@@ -27,6 +34,9 @@ class TaskRecord(BaseModel):
     parent_task_id: str | None = Field(None, description="A revision's or an added language's parent task (extension).")
     revision: int | None = Field(None, description="A revision's number in its chain, 1 for the first (extension).")
     estimated_seconds: int | None = None
+    additional_tasks: list[AdditionalTask] | None = Field(
+        None, description="Extension: the tasks of additional_target_langs, in the submission's answer (not in later reads)."
+    )
     stage: str | None = None
     result: dict[str, Any] | None = None
     completed_at: str | None = None
@@ -58,13 +68,6 @@ class VideoTranslateParams(VideoOptions):
                 if isinstance(data.get(key), str) and data[key].lower() == "auto":
                     data.pop(key)
         return data
-
-
-class AdditionalTask(BaseModel):
-    """A task of ``additional_target_langs``: its language and id."""
-
-    target_lang: str
-    task_id: str
 
 
 class SubmitResponse(BaseModel):
