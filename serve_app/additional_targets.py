@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import uuid
 from collections.abc import Mapping
+from typing import Any
 
 from core import caps
 from core.accounts import Account
@@ -30,8 +31,8 @@ from core.errors import ApiError, ErrorKind
 from core.specs.added_language import AddLanguageRequest, added_language_spec
 from core.specs.translation_of import TranslationOf
 from core.specs.video import VideoJobSpec, processed_seconds
-from core.tasks import Task, TaskState
-from serve_app.schemas.video import AdditionalTask
+from core.tasks import Task, TaskState, iso
+from serve_app.schemas.video import AdditionalTask, SubmitResponse
 from serve_app.services import Services
 from serve_app.video_languages import language_charges
 from serve_app.video_submit import Submission, check_dubbing
@@ -96,6 +97,18 @@ async def create_submitted(
         account.id, spec.stored(), kind="video", request_id=request_id, estimated_seconds=estimate, limits=limits
     )
     return task, None
+
+
+def submitted_body(task: Task, estimate: int, added: list[AdditionalTask] | None) -> dict[str, Any]:
+    """The answer to a submission: the task, and its extra languages' tasks when there are any."""
+    body = SubmitResponse(
+        task_id=task.task_id,
+        status=task.status.value,
+        created_at=iso(task.created_at),
+        estimated_seconds=estimate,
+        additional_tasks=added,
+    )
+    return body.model_dump(mode="json", exclude_none=True)
 
 
 async def create_with_targets(

@@ -12,8 +12,7 @@ from core.accounts import Account
 from core.billing import charged
 from core.errors import ErrorKind
 from core.specs.video import SubtitleSource
-from core.tasks import iso
-from serve_app.additional_targets import create_submitted
+from serve_app.additional_targets import create_submitted, submitted_body
 from serve_app.auth import authenticate, services_of
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
@@ -81,14 +80,7 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
         spec = submission.spec(SubtitleSource(key=stored.key, filename=form.file.filename, size=form.file.size))
         estimate = await services.speed.estimate(spec.speed_kind, submission.duration)
         task, added = await create_submitted(services, account, spec, submission.additional, submission.duration, estimate)
-    body = SubmitResponse(
-        task_id=task.task_id,
-        status=task.status.value,
-        created_at=iso(task.created_at),
-        estimated_seconds=estimate,
-        additional_tasks=added,
-    )
-    return JSONResponse(body.model_dump(mode="json", exclude_none=True))
+    return JSONResponse(submitted_body(task, estimate, added))
 
 
 ROUTES = [submit_subtitles]

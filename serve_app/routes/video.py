@@ -11,8 +11,7 @@ from core.accounts import Account
 from core.billing import charged
 from core.errors import ErrorKind
 from core.specs.video import SubtitleSource, UploadSource, UrlSource, billable_minutes, feature_charges
-from core.tasks import iso
-from serve_app.additional_targets import create_submitted, with_targets
+from serve_app.additional_targets import create_submitted, submitted_body, with_targets
 from serve_app.auth import authenticate, services_of
 from serve_app.idempotency import fingerprint
 from serve_app.routing import RouteDoc, api_route
@@ -98,14 +97,7 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
             spec = spec.model_copy(update={"subtitles": await _store_subtitles(services, submission.subtitles[0])})
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
         task, added = await create_submitted(services, account, spec, submission.additional, submission.media_seconds, estimate)
-    body = SubmitResponse(
-        task_id=task.task_id,
-        status=task.status.value,
-        created_at=iso(task.created_at),
-        estimated_seconds=estimate,
-        additional_tasks=added,
-    )
-    return JSONResponse(body.model_dump(mode="json", exclude_none=True))
+    return JSONResponse(submitted_body(task, estimate, added))
 
 
 async def _store_subtitles(services: Services, part: Attachment) -> SubtitleSource:
