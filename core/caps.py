@@ -27,6 +27,10 @@ GLOSSARIES = "glossaries"
 GLOSSARY_ENTRIES = "glossary_entries"
 GLOSSARY_BYTES = "glossary_bytes"
 GLOSSARY_TOTAL_BYTES = "glossary_total_bytes"
+MEMORIES = "memories"
+MEMORY_ENTRIES = "memory_entries"
+MEMORY_BYTES = "memory_bytes"
+MEMORY_TOTAL_BYTES = "memory_total_bytes"
 PENDING_TASKS = "pending_tasks"
 IDEMPOTENCY_RECORDS = "idempotency_records"
 IDEMPOTENCY_BYTES = "idempotency_bytes"
@@ -39,6 +43,10 @@ DEFAULTS: dict[str, int] = {
     GLOSSARY_ENTRIES: 5000,
     GLOSSARY_BYTES: 1 * MiB,
     GLOSSARY_TOTAL_BYTES: 20 * MiB,
+    MEMORIES: 20,
+    MEMORY_ENTRIES: 50_000,
+    MEMORY_BYTES: 16 * MiB,
+    MEMORY_TOTAL_BYTES: 64 * MiB,
     PENDING_TASKS: 100,
     IDEMPOTENCY_RECORDS: 10_000,
     IDEMPOTENCY_BYTES: 20 * MiB,
@@ -60,6 +68,10 @@ _UNITS = {
     GLOSSARY_ENTRIES: "entries",
     GLOSSARY_BYTES: "bytes",
     GLOSSARY_TOTAL_BYTES: "bytes",
+    MEMORIES: "translation memories",
+    MEMORY_ENTRIES: "entries",
+    MEMORY_BYTES: "bytes",
+    MEMORY_TOTAL_BYTES: "bytes",
     PENDING_TASKS: "video tasks queued or processing",
     IDEMPOTENCY_RECORDS: "live Idempotency-Key records",
     IDEMPOTENCY_BYTES: "bytes of stored Idempotency-Key responses",
@@ -72,6 +84,10 @@ _SUBJECTS = {
     GLOSSARY_ENTRIES: "Glossary entry cap exceeded: the glossary has",
     GLOSSARY_BYTES: "Glossary size cap exceeded: the glossary takes",
     GLOSSARY_TOTAL_BYTES: "Glossary storage cap reached: the account's glossaries take",
+    MEMORIES: "Translation memory cap reached: the account holds",
+    MEMORY_ENTRIES: "Translation memory entry cap exceeded: the memory has",
+    MEMORY_BYTES: "Translation memory size cap exceeded: the memory takes",
+    MEMORY_TOTAL_BYTES: "Translation memory storage cap reached: the account's memories take",
     PENDING_TASKS: "Pending task cap reached: the account has",
     IDEMPOTENCY_RECORDS: "Idempotency record cap reached: the account holds",
     IDEMPOTENCY_BYTES: "Idempotency storage cap reached: the account holds",
@@ -84,6 +100,10 @@ _REMEDIES = {
     GLOSSARY_ENTRIES: "Split the glossary.",
     GLOSSARY_BYTES: "Split the glossary.",
     GLOSSARY_TOTAL_BYTES: "Delete or shrink a glossary first.",
+    MEMORIES: "Delete a translation memory first.",
+    MEMORY_ENTRIES: "Delete entries or split the memory.",
+    MEMORY_BYTES: "Delete entries or split the memory.",
+    MEMORY_TOTAL_BYTES: "Delete or shrink a translation memory first.",
     PENDING_TASKS: "Wait for a task to finish.",
     IDEMPOTENCY_RECORDS: "Records expire 24 h after their request; send fewer distinct keys.",
     IDEMPOTENCY_BYTES: "Records expire 24 h after their request; send fewer distinct keys.",

@@ -8,12 +8,15 @@ from redis.asyncio import Redis
 
 from core import caps, keys
 from core.glossaries import GlossaryStore
+from core.memories import MemoryStore
 from core.ledger import Ledger
 
 
 async def holdings(redis: Redis, account_id: str, pending_expiry_s: int = keys.TASK_PENDING_EXPIRY_S) -> dict[str, int]:
-    """The amount each account-wide cap counts (the per-glossary caps are checked per record, so absent)."""
+    """The amount each account-wide cap counts (the per-glossary and per-memory caps are checked
+    per record, so absent)."""
     glossaries, glossary_bytes = await GlossaryStore(redis).usage(account_id)
+    memories, memory_bytes = await MemoryStore(redis).usage(account_id)
     since = time.time() - pending_expiry_s
     pending = await redis.zcount(keys.account_pending_tasks(account_id, "video"), f"({since!r}", "+inf")
     ledger = Ledger(redis)
@@ -22,6 +25,8 @@ async def holdings(redis: Redis, account_id: str, pending_expiry_s: int = keys.T
     return {
         caps.GLOSSARIES: glossaries,
         caps.GLOSSARY_TOTAL_BYTES: glossary_bytes,
+        caps.MEMORIES: memories,
+        caps.MEMORY_TOTAL_BYTES: memory_bytes,
         caps.PENDING_TASKS: int(pending),
         caps.IDEMPOTENCY_RECORDS: records,
         caps.IDEMPOTENCY_BYTES: record_bytes,

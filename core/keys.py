@@ -197,3 +197,34 @@ def account_output_ledger(account_id: str) -> str:
 def account_streams(account_id: str, kind: str) -> str:
     """Sorted set: the account's open streams of one kind (``tts``) scored by lease expiry; expires with the last lease."""
     return f"{PREFIX}:acct-streams:{account_id}:{kind}"
+
+
+# Translation memories (core.memories): no TTL, they live with the account as glossaries do.
+def memory(memory_id: str) -> str:
+    """Hash: one translation memory's record (name, languages, revision, entry count, bytes)."""
+    return f"{PREFIX}:mem:{memory_id}"
+
+
+def memory_entries(memory_id: str) -> str:
+    """Hash: normalised source → JSON ``[source, target]``, the memory's entries."""
+    return f"{PREFIX}:mem-entries:{memory_id}"
+
+
+def memory_entry_order(memory_id: str) -> str:
+    """Sorted set (all scores 0): the memory's normalised sources in byte order, for entry pages and their cursor."""
+    return f"{PREFIX}:mem-order:{memory_id}"
+
+
+def account_memory_index(account_id: str) -> str:
+    """Sorted set: the account's memory ids by creation time (list order, cursor and the memory count)."""
+    return f"{PREFIX}:acct-mem-idx:{account_id}"
+
+
+def account_memory_bytes(account_id: str) -> str:
+    """Counter: bytes of the account's memories (records and entries)."""
+    return f"{PREFIX}:acct-mem-bytes:{account_id}"
+
+
+def account_memory_names(account_id: str) -> str:
+    """Hash: memory name → memory id (names are unique per account)."""
+    return f"{PREFIX}:acct-mem-names:{account_id}"

@@ -45,6 +45,8 @@ class BodyLimits(BaseModel):
     voice_upload_bytes: int = 50 * MiB + 1 * MiB  # 50 MB sample plus fields
     #: Subtitle files are refused over 2 MiB by the reader, whose 400 names the limit; the stream is cut at twice that.
     subtitle_upload_bytes: int = 4 * MiB
+    #: Translation memories (docs/memories.md): a file or JSON entries up to the 16 MiB memory cap, plus fields.
+    memory_upload_bytes: int = 16 * MiB + 64 * 1024
 
     def for_request(self, path: str, content_type: str = "") -> int:
         """The cap of a body sent to ``path`` with ``content_type`` (multipart: an upload)."""
@@ -60,6 +62,8 @@ class BodyLimits(BaseModel):
             return self.text_json_bytes
         if path == "/v1/tts":
             return self.tts_json_bytes
+        if path == "/v1/memories" or (path.startswith("/v1/memories/") and path.endswith("/entries")):
+            return self.memory_upload_bytes
         return self.json_bytes
 
 

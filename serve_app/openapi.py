@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -29,6 +30,13 @@ ERROR_SCHEMA: dict[str, Any] = {
         "details": {"type": "array", "items": {"type": "object"}},
     },
 }
+
+
+@dataclasses.dataclass(frozen=True)
+class JsonOrFormDoc(RouteDoc):
+    """An operation whose body is JSON (``body``) or multipart/form-data: ``form``'s text fields and ``form_files``."""
+
+    form: type[BaseModel] | None = None
 
 
 def openapi_document(routes: Iterable[BaseRoute], language_codes: Sequence[str] = ()) -> dict[str, Any]:
@@ -99,16 +107,24 @@ def _operation(route: ApiRoute, schemas: dict[str, Any]) -> dict[str, Any]:
     if params:
         op["parameters"] = params
     if doc.body:
-        schema = _form_ref(doc, schemas) if doc.body_content_type == "multipart/form-data" else _ref(doc.body, schemas)
-        media: dict[str, Any] = {"schema": schema}
-        if doc.body.__name__ in EXAMPLES:
-            media["example"] = EXAMPLES[doc.body.__name__]
-        op["requestBody"] = {"required": True, "content": {doc.body_content_type: media}}
+        multipart = doc.body_content_type == "multipart/form-data"
+        schema = _form_ref(doc.body, doc, schemas) if multipart else _ref(doc.body, schemas)
+        content = {doc.body_content_type: _media(doc.body, schema)}
+        if isinstance(doc, JsonOrFormDoc) and doc.form is not None:
+            content["multipart/form-data"] = _media(doc.form, _form_ref(doc.form, doc, schemas))
+        op["requestBody"] = {"required": True, "content": content}
     ok: dict[str, Any] = {"description": "Success"}
     if doc.response:
         ok["content"] = {"application/json": {"schema": _ref(doc.response, schemas)}}
     op["responses"] = {str(doc.status): ok, **_error_responses(route.path, doc.errors, doc.auth)}
     return op
+
+
+def _media(model: type[BaseModel], schema: dict[str, Any]) -> dict[str, Any]:
+    media: dict[str, Any] = {"schema": schema}
+    if model.__name__ in EXAMPLES:
+        media["example"] = EXAMPLES[model.__name__]
+    return media
 
 
 def _ref(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -119,10 +135,9 @@ def _ref(model: type[BaseModel], schemas: dict[str, Any]) -> dict[str, Any]:
     return {"$ref": _REF.format(model=model.__name__)}
 
 
-def _form_ref(doc: RouteDoc, schemas: dict[str, Any]) -> dict[str, Any]:
+def _form_ref(model: type[BaseModel], doc: RouteDoc, schemas: dict[str, Any]) -> dict[str, Any]:
     """A multipart body: text fields without ``null`` (an omitted field takes its default), file parts as binary."""
-    assert doc.body is not None
-    schema = doc.body.model_json_schema(ref_template=_REF)
+    schema = model.model_json_schema(ref_template=_REF)
     for name, sub in schema.pop("$defs", {}).items():
         schemas[name] = sub
     for name, prop in schema.get("properties", {}).items():
@@ -138,7 +153,9 @@ def _form_ref(doc: RouteDoc, schemas: dict[str, Any]) -> dict[str, Any]:
         schema["properties"][name] = {"type": "string", "format": "binary", "description": f"The {name} to upload."}
     if doc.exactly_one_of:
         schema["oneOf"] = [{"required": [name]} for name in doc.exactly_one_of]
-    name = f"{doc.body.__name__}Form"
+    if isinstance(doc, JsonOrFormDoc):  # the form's file parts are what it is for
+        schema["required"] = [*schema.get("required", []), *doc.form_files]
+    name = f"{model.__name__}Form"
     schemas[name] = schema
     return {"$ref": _REF.format(model=name)}
 

@@ -63,4 +63,17 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "VoiceCloneParams": {"voice_name": "Narrator", "lang": "en", "gender": "female", "noise_reduction": True},
     "VoiceUpdate": {"voice_name": "Narrator (warm)", "description": "Audiobook narration"},
+    "MemoryCreate": {
+        "name": "Quest texts",
+        "source_lang": "en",
+        "target_lang": "es",
+        "description": "Approved translations of the quest log.",
+        "entries": [
+            {"source": "Open the quest log", "target": "Abre el diario de misiones"},
+            {"source": "Quest complete!", "target": "¡Misión cumplida!"},
+        ],
+    },
+    "MemoryUploadParams": {"name": "Quest texts (TMX)", "source_lang": "en", "target_lang": "es"},
+    "MemoryEntries": {"entries": [{"source": "Open the {0} door", "target": "Abre la puerta {0}"}]},
+    "MemorySources": {"sources": ["Quest complete!"]},
 }

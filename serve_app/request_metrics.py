@@ -10,7 +10,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from core import metrics
 
 #: The ``/v1/<group>`` segments counted under their own name; every other path is ``other``.
-GROUPS = frozenset({"languages", "account", "glossaries", "game", "grammar", "video", "files", "voice", "tts"})
+GROUPS = frozenset({"languages", "account", "glossaries", "memories", "game", "grammar", "video", "files", "voice", "tts"})
 _SYSTEM = {"/healthz": "health", "/readyz": "health", "/docs": "docs", "/openapi.json": "docs"}
 _MAX_ERROR_BODY = 4096
 

@@ -16,6 +16,7 @@ from core.errors import ApiError, ErrorKind
 from core.files import FileStore
 from core.files.factory import file_store
 from core.glossaries import GlossaryStore
+from core.memories import MemoryStore
 from core.quotas import QuotaLedger
 from core.redis import connect
 from core.settings import AppArgs
@@ -128,6 +129,7 @@ class Services:
     handles: Mapping[str, Any]
     files: FileStore
     glossaries: GlossaryStore
+    memories: MemoryStore
     url_policy: UrlPolicy
     speed: SpeedStats
     readiness: TimedCache
@@ -168,6 +170,7 @@ class Services:
             handles=handles,
             files=file_store(args),
             glossaries=GlossaryStore(redis),
+            memories=MemoryStore(redis),
             url_policy=args.url_policy.policy(),
             speed=SpeedStats(redis),
             readiness=TimedCache(args.readiness_cache_s),

@@ -44,6 +44,8 @@ def test_caps_are_set_shown_lifted_and_reset(redis_url: str, sync_redis: redis.R
     assert show["stored"] == {
         "glossaries": 0,
         "glossary_total_bytes": 0,
+        "memories": 0,
+        "memory_total_bytes": 0,
         "pending_tasks": 0,
         "idempotency_records": 0,
         "idempotency_bytes": 0,
