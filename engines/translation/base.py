@@ -32,6 +32,11 @@ class TranslationHints:
         draft: a translation of the request's one text to make shorter (with
             ``max_length``): engines that can rewrite (the LLM) answer a
             condensed version of it; the others translate as usual.
+        client_context: what the client says about the text (product, scene,
+            audience); shown to the LLM for reference, never translated.
+        instructions: the client's instructions on how to translate ("Use
+            informal tú"); the LLM follows them within its fixed rules
+            (tokens kept, everything translated).
     """
 
     content_type: str | None = None
@@ -44,6 +49,8 @@ class TranslationHints:
     summary: str | None = None
     terms: tuple[tuple[str, str], ...] = ()
     draft: str | None = None
+    client_context: str | None = None
+    instructions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,10 @@ class TranslationRequest:
         context: segments that precede ``texts`` (not translated, context only).
         hints: optional steering.
         following: segments that come after ``texts`` (context only).
+        examples: per text of ``texts``, the translation memory's example
+            pairs (source, target) for it, closest first; engines that can
+            (the LLM) show them to the model. Empty: no examples at all;
+            otherwise exactly one entry (possibly empty) per text.
     """
 
     texts: tuple[str, ...]
@@ -67,6 +78,11 @@ class TranslationRequest:
     context: tuple[str, ...] = ()
     hints: TranslationHints = field(default_factory=TranslationHints)
     following: tuple[str, ...] = ()
+    examples: tuple[tuple[tuple[str, str], ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.examples and len(self.examples) != len(self.texts):
+            raise ValueError(f"examples has {len(self.examples)} entries for {len(self.texts)} texts")
 
 
 @dataclass(frozen=True)

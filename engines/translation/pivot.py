@@ -68,6 +68,8 @@ class PivotTranslator(TranslatorEngine):
         content_only = TranslationHints(
             content_type=hints.content_type, genre=hints.genre, tone=hints.tone, domain=hints.domain, mode=hints.mode
         )
-        middle = self.first.translate(replace(request, target_lang=self.via, hints=content_only))
-        final = self.second.translate(replace(request, texts=middle.texts, source_lang=self.via, context=(), following=()))
+        middle = self.first.translate(replace(request, target_lang=self.via, hints=content_only, examples=()))
+        final = self.second.translate(
+            replace(request, texts=middle.texts, source_lang=self.via, context=(), following=(), examples=())
+        )
         return TranslationResult(final.texts, engine=self.name, route=(request.source_lang, self.via, request.target_lang))

@@ -6,6 +6,8 @@ exactly once, glossary terms come back exactly as configured, each segment
 keeps its surrounding whitespace and its number of lines. When the primary
 engine fails, or mangles a segment beyond repair, the optional fallback
 engine answers the whole request, so one response never mixes two engines.
+Translation memory examples travel with their segments and are shown with
+their markup as the same sentinels.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import Protocol
 
 from engines.errors import (
@@ -32,6 +35,7 @@ from engines.translation.base import (
     TranslatorEngine,
 )
 from engines.translation.glossary import Glossary
+from engines.translation.markup import find_spans, markup_counts
 from engines.translation.protect import (
     GLOSSARY,
     SENTINEL,
@@ -49,6 +53,8 @@ log = logging.getLogger(__name__)
 _RETRYABLE = (UnsupportedLanguage, EngineUnavailable, EngineFailure)
 _SENTINELS = re.compile(SENTINEL.format(r"\d+"))
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+Pairs = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
@@ -118,17 +124,23 @@ class SafeTranslator:
         glossary: Glossary | None = None,
         chain: Sequence[TranslatorEngine] | None = None,
     ) -> TranslationResult:
-        """Translate; a segment holding ICU plural/select arguments goes out as its variants and comes back whole."""
+        """Translate; a segment holding ICU plural/select arguments goes out as its variants and comes back whole.
+
+        Each variant gets its segment's memory examples (``request.examples``).
+        """
         plans = [icu.plan(text, request.target_lang) for text in request.texts]
         if not any(plans):
             return self._translate(request, glossary, chain)
         units: list[str] = []
+        examples: list[Pairs] = []
         slices: list[tuple[int, int]] = []
-        for text, message in zip(request.texts, plans, strict=True):
+        for text, message, shown in zip(request.texts, plans, request.examples or repeat(()), strict=False):
             variants = message.leaves if message else (text,)
             slices.append((len(units), len(units) + len(variants)))
             units.extend(variants)
-        result = self._translate(replace(request, texts=tuple(units)), glossary, chain)
+            examples.extend(shown for _ in variants)
+        expanded = replace(request, texts=tuple(units), examples=tuple(examples) if request.examples else ())
+        result = self._translate(expanded, glossary, chain)
         texts = tuple(
             message.render(result.texts[start:end]) if message else result.texts[start]
             for message, (start, end) in zip(plans, slices, strict=True)
@@ -165,7 +177,7 @@ class SafeTranslator:
                 target=request.target_lang,
             )
         segments = [_prepare(text, glossary) for text in request.texts]
-        request = _with_terms(request, segments)
+        request = _examples_as_seen(_with_terms(request, segments))
         best: TranslationResult | None = None
         best_problems: tuple[str, ...] = ()
         error: EngineError | None = None
@@ -219,7 +231,11 @@ class SafeTranslator:
         outputs = {i: s.protected.text for i, s in enumerate(segments)}
         result = TranslationResult((), engine=engine.name, route=(request.source_lang, request.target_lang))
         if todo:
-            sub = replace(request, texts=tuple(segments[i].protected.text for i in todo))
+            sub = replace(
+                request,
+                texts=tuple(segments[i].protected.text for i in todo),
+                examples=_selected(request.examples, todo),
+            )
             started = time.perf_counter()
             result = engine.translate(sub)
             elapsed = time.perf_counter() - started
@@ -284,6 +300,49 @@ def _with_terms(request: TranslationRequest, segments: list[_Segment]) -> Transl
     if not terms:
         return request
     return replace(request, hints=replace(request.hints, terms=tuple(terms)))
+
+
+def _examples_as_seen(request: TranslationRequest) -> TranslationRequest:
+    """Memory examples as engines see real text: outer spaces and tabs set aside, markup as sentinels.
+
+    A pair whose source and target hold different markup, or that is an ICU
+    message, is not shown: it would teach the model to drop or add tokens,
+    or to answer in ICU syntax for one variant.
+    """
+    if not request.examples:
+        return request
+    shown = tuple(tuple(seen for seen in map(_example_as_seen, pairs) if seen) for pairs in request.examples)
+    return replace(request, examples=shown if any(shown) else ())
+
+
+def _example_as_seen(pair: tuple[str, str]) -> tuple[str, str] | None:
+    """``("Open the {0} door", "Abre la puerta {0}")`` → ``("Open the <x0/> door", "Abre la puerta <x0/>")``.
+
+    Sentinels are numbered in the source's order, as ``protect`` numbers a
+    request's; each target span gets the number of the same span in the source.
+    """
+    source, target = pair[0].strip(" \t"), pair[1].strip(" \t")
+    if not source or not target or markup_counts(source) != markup_counts(target):
+        return None
+    if icu.plan(source) is not None or icu.plan(target) is not None:
+        return None
+    protected = protect(source)
+    numbers: dict[str, list[int]] = {}
+    for i, span in enumerate(protected.spans):
+        numbers.setdefault(span.text, []).append(i)
+    parts: list[str] = []
+    pos = 0
+    for span in find_spans(target):
+        parts += [target[pos : span.start], SENTINEL.format(numbers[span.text].pop(0))]
+        pos = span.end
+    parts.append(target[pos:])
+    return protected.text, "".join(parts)
+
+
+def _selected(examples: tuple[Pairs, ...], todo: list[int]) -> tuple[Pairs, ...]:
+    """The examples of the segments in ``todo``; empty when none of them has any."""
+    picked = tuple(examples[i] for i in todo) if examples else ()
+    return picked if any(picked) else ()
 
 
 def _log_problems(engine: str, problems: tuple[str, ...]) -> None:

@@ -12,12 +12,18 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from engines.errors import EngineUnavailable
 from engines.translation.base import TranslationRequest
 
 #: Neighbouring lines (before, after) a batch sees as context.
 Window = tuple[tuple[str, ...], tuple[str, ...]]
+
+#: One segment's translation memory examples (source, target), closest first.
+Pairs = tuple[tuple[str, str], ...]
+
+T = TypeVar("T")
 
 #: Lines of context on each side of a batch: standard, professional.
 CONTEXT_LINES = {"standard": 2, "professional": 6}
@@ -44,8 +50,8 @@ class Segment:
         return f"{self.lead}{translated.strip()}{self.trail}" if self.core else self.lead
 
 
-def chunks(items: Sequence[str], size: int) -> list[list[str]]:
-    """Consecutive slices of at most ``size`` items."""
+def chunks(items: Sequence[T], size: int) -> list[list[T]]:
+    """Consecutive slices of at most ``size`` items (segments, or their memory examples alongside)."""
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 

@@ -14,8 +14,9 @@ sampled so a greedy loop is not repeated, then the batch is split in halves,
 and finally the engine raises
 ``EngineFailure`` so the router falls back to the pair's next engine.
 ``professional`` requests get a review pass that checks and corrects the
-drafts. In-context examples from the project's bank (``llm/examples.py``)
-precede the request; targets listed in ``single_segment_targets`` go one
+drafts. In-context examples precede the request: the pairs of the client's
+translation memory that the request carries (``TranslationRequest.examples``)
+or else the project's bank (``llm/examples.py``); targets listed in ``single_segment_targets`` go one
 segment per plain-text call, and those in ``plain_prompt_targets`` one
 segment per call in the bare model's plain wording (``plain_messages``), but
 for ``professional`` requests.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -37,9 +39,9 @@ from engines.translation.base import TranslationRequest, TranslationResult, Tran
 from engines.translation.checks import check_translations
 from engines.translation.languages import language_pairs, primary
 from engines.translation.llm.answers import PROBLEMS, OutputMismatch, is_plain, parse_translations, plain_answer
-from engines.translation.llm.batches import Job, Segment, Window, answer_budget, chunks, context_windows
+from engines.translation.llm.batches import Job, Pairs, Segment, Window, answer_budget, chunks, context_windows
 from engines.translation.llm.client import ChatClient, list_models, new_http_client, normalize_base_url
-from engines.translation.llm.examples import ExampleBank, load_bank
+from engines.translation.llm.examples import ExampleBank, load_bank, memory_examples
 from engines.translation.llm.options import LLMOptions
 from engines.translation.llm.prompts import (
     asks_plain,
@@ -169,7 +171,8 @@ class LLMEngine(TranslatorEngine):
             return self._condense(request, request.hints.draft, request.hints.max_length)
         segments = [Segment.of(t) for t in request.texts]
         cores = [s.core for s in segments if s.core]
-        translated = iter(self._translate_cores(cores, request))
+        memory = [m for s, m in zip(segments, request.examples or itertools.repeat(()), strict=False) if s.core]
+        translated = iter(self._translate_cores(cores, request, memory))
         texts = tuple(s.wrap(next(translated)) if s.core else s.wrap("") for s in segments)
         return TranslationResult(texts=texts, engine=self.name, route=(request.source_lang, request.target_lang))
 
@@ -177,8 +180,11 @@ class LLMEngine(TranslatorEngine):
         if (source, target) not in self._pairs:
             raise UnsupportedLanguage(f"llm does not serve {source}->{target}", source=source, target=target)
 
-    def _translate_cores(self, cores: list[str], request: TranslationRequest) -> list[str]:
-        """Batches run concurrently; the first error aborts the whole request."""
+    def _translate_cores(self, cores: list[str], request: TranslationRequest, memory: list[Pairs]) -> list[str]:
+        """Batches run concurrently; the first error aborts the whole request.
+
+        ``memory``: each core's translation memory examples (aligned with ``cores``).
+        """
         if not cores:
             return []
         self._stats.add("segments", len(cores))
@@ -189,7 +195,7 @@ class LLMEngine(TranslatorEngine):
         self._stats.add("batches", len(batches))
         assert self._pool is not None
         job = Job(request)
-        work = list(zip(batches, context_windows(cores, len(batches), size, request)))
+        work = list(zip(batches, context_windows(cores, len(batches), size, request), chunks(memory, size), strict=True))
         results: list[list[str]] = [[] for _ in work]
         order = itertools.count()  # batches start in order, at most ``concurrency`` of them at once
 
@@ -198,7 +204,8 @@ class LLMEngine(TranslatorEngine):
                 if i >= len(work):
                     return
                 job.check()
-                results[i] = self._translate_batch(work[i][0], job, self.options.max_split_depth, work[i][1])
+                texts, window, shown = work[i]
+                results[i] = self._translate_batch(texts, job, self.options.max_split_depth, window, shown)
 
         futures = [self._pool.submit(worker) for _ in range(min(self.options.concurrency, len(work)))]
         wait(futures, return_when=FIRST_EXCEPTION)
@@ -225,7 +232,9 @@ class LLMEngine(TranslatorEngine):
         if self._chat is None:
             raise EngineUnavailable("llm engine was shut down")
         self._stats.add("condensed")
-        messages = condense_messages(request.texts[0], draft, request.source_lang, request.target_lang, max_length)
+        messages = condense_messages(
+            request.texts[0], draft, request.source_lang, request.target_lang, max_length, request.hints.instructions
+        )
         payload = chat_payload(messages, 0, self.model, self.options)
         payload["max_tokens"] = min(payload["max_tokens"], answer_budget([draft]))
         answer = plain_answer(self._chat.complete(payload), draft)[0].strip()
@@ -233,25 +242,27 @@ class LLMEngine(TranslatorEngine):
 
     # -- one batch -----------------------------------------------------------
 
-    def _translate_batch(self, texts: list[str], job: Job, splits_left: int, window: Window) -> list[str]:
-        """Ask, re-ask once, then halve; ``EngineFailure`` when nothing works."""
+    def _translate_batch(
+        self, texts: list[str], job: Job, splits_left: int, window: Window, memory: Sequence[Pairs]
+    ) -> list[str]:
+        """Ask, re-ask once, then halve; ``EngineFailure`` when nothing works. ``memory`` is aligned with ``texts``."""
         try:
-            drafts = self._ask_twice(texts, job, window)
+            drafts = self._ask_twice(texts, job, window, memory)
         except OutputMismatch as exc:
             if len(texts) == 1 or splits_left == 0:
                 self._stats.add("failures")
                 raise EngineFailure(f"LLM output unusable for {len(texts)} segment(s): {exc}") from exc
             self._stats.add("splits")
             half = len(texts) // 2
-            first = self._translate_batch(texts[:half], job, splits_left - 1, window)
-            return first + self._translate_batch(texts[half:], job, splits_left - 1, window)
+            first = self._translate_batch(texts[:half], job, splits_left - 1, window, memory[:half])
+            return first + self._translate_batch(texts[half:], job, splits_left - 1, window, memory[half:])
         if job.request.hints.mode == "professional":
             return self._review(texts, drafts, job)
         return drafts
 
-    def _ask_twice(self, texts: list[str], job: Job, window: Window) -> list[str]:
+    def _ask_twice(self, texts: list[str], job: Job, window: Window, memory: Sequence[Pairs]) -> list[str]:
         """An answer that parses and passes every output check, in at most two calls."""
-        messages = self._messages(texts, job, window)
+        messages = self._messages(texts, job, window, memory)
         answer = self._complete(messages, texts, job)
         try:
             return self._checked(texts, answer, job)
@@ -266,17 +277,19 @@ class LLMEngine(TranslatorEngine):
         # Tokens the model still misplaces are repaired by the safety layer around every engine.
         return self._checked(texts, self._complete(messages, texts, job, retry=plain), job, tolerate=("markup",))
 
-    def _messages(self, texts: list[str], job: Job, window: Window) -> list[dict[str, str]]:
+    def _messages(self, texts: list[str], job: Job, window: Window, memory: Sequence[Pairs]) -> list[dict[str, str]]:
+        """The prompt's shape for the batch; memory examples (any shape) or else the bank's (full prompts only)."""
         request = job.request
         before, after = window
         source, target = request.source_lang, request.target_lang
+        shown = memory_examples(memory, self.options.memory_example_count)
         if is_plain(texts) and self._asks_plainly(request):
-            return plain_messages(texts[0], source, target, request.hints)
+            return with_examples(plain_messages(texts[0], source, target, request.hints), shown, source, target)
         if is_plain(texts):
             messages = single_messages(texts[0], source, target, request.hints, before, after)
         else:
             messages = batch_messages(texts, source, target, request.hints, before, after)
-        return with_examples(messages, self._pick_examples(texts, request), source, target)
+        return with_examples(messages, shown or self._pick_examples(texts, request), source, target)
 
     def _asks_plainly(self, request: TranslationRequest) -> bool:
         """The plain prompt: a ``plain_prompt_targets`` target, except for ``professional`` requests, which keep

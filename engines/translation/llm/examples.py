@@ -15,11 +15,16 @@ so the prompt's prefix (system rules and examples) is one the server has
 already read, and its prompt cache serves it (docs/llm.md).
 Placeholders of the examples (``{count}``) are shown as the sentinels the
 model sees in real requests (``<x0/>``).
+
+A client's translation memory, when the request carries its pairs
+(``TranslationRequest.examples``), replaces the bank: ``memory_examples``
+takes the closest pairs of every segment of a batch, round by round.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -110,6 +115,23 @@ def _as_sentinels(text: str) -> str:
     """``{count}`` → ``<x0/>``, numbered in order, as the safety layer would protect it."""
     counter = iter(range(1000))
     return _PLACEHOLDER.sub(lambda m: SENTINEL.format(next(counter)), text)
+
+
+def memory_examples(per_text: Sequence[Sequence[tuple[str, str]]], cap: int) -> list[tuple[str, str]]:
+    """Up to ``cap`` memory pairs for a batch, closest first: every segment's closest, then every second closest...
+
+    A pair shown once is not repeated.
+    """
+    picked: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for rank in range(max((len(pairs) for pairs in per_text), default=0)):
+        for pairs in per_text:
+            if len(picked) >= cap:
+                return picked
+            if rank < len(pairs) and pairs[rank] not in seen:
+                seen.add(pairs[rank])
+                picked.append(pairs[rank])
+    return picked
 
 
 @lru_cache(maxsize=4)

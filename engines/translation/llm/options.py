@@ -77,6 +77,13 @@ class LLMOptions(EngineOptions):
         description="Folder of the in-context example bank (configs/translation-examples); None: no examples.",
     )
     example_count: int = Field(3, ge=0, le=8, description="Examples shown before each request (closest to it).")
+    memory_example_count: int = Field(
+        5,
+        ge=0,
+        le=16,
+        description="Translation memory pairs shown before a batch (every segment's closest first), instead of the "
+        "bank's examples, when the request carries them; 0 shows none.",
+    )
     example_targets: tuple[str, ...] | None = Field(
         None,
         description="Target languages that get examples; None: every language of the bank.",
