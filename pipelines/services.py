@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
+from core.memories import MemoryStore
 from redis.asyncio import Redis
 
 from core.accounts import AccountStore
@@ -32,6 +34,11 @@ class WorkerServices:
     webhooks: WebhookSender
     url_policy: UrlPolicy
     handles: Mapping[str, Any]
+
+    @functools.cached_property
+    def memories(self) -> MemoryStore:
+        """Translation memories (read by steered translation)."""
+        return MemoryStore(self.redis)
 
     @classmethod
     def create(cls, args: AppArgs, handles: Mapping[str, Any], redis: Redis | None = None) -> WorkerServices:

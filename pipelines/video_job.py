@@ -49,7 +49,11 @@ class VideoJobHandler:
         )
         started = time.monotonic()
         run = _pipeline(spec)
-        result = await run(spec, self.deps_factory(ctx.services, task, spec), progress, ctx.workdir)
+        deps = self.deps_factory(ctx.services, task, spec)
+        result = await run(spec, deps, progress, ctx.workdir)
+        memory = deps.memory_report() if deps.memory_report is not None else None
+        if memory is not None:
+            result["memory"] = memory
         await release_targets(ctx.services, spec)  # the transcript they translate is stored
         elapsed = time.monotonic() - started
         timings = progress.timings()

@@ -81,6 +81,7 @@ class PipelineDeps:
             (None: no diarizer deployed).
         dubbing: what dubbing calls out to (None: no TTS deployed).
         load_transcript: task id → its stored transcript, or None when it is gone (revisions).
+        memory_report: what the task's translation memory answered (the result's ``memory``; None without one).
     """
 
     obtain: Callable[[MediaSource, Path], Awaitable[Path]]
@@ -95,6 +96,7 @@ class PipelineDeps:
     diarize: Callable[[np.ndarray, int | None, float, Callable[[float], None]], Awaitable[Diarization]] | None = None
     dubbing: DubbingDeps | None = None
     load_transcript: Callable[[str], Awaitable[StoredTranscript | None]] | None = None
+    memory_report: Callable[[], dict[str, Any] | None] | None = None
 
 
 async def translate_video(spec: VideoJobSpec, deps: PipelineDeps, progress: Progress, workdir: Path) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from pipelines.dubbing.dubber import DubbingDeps
 from pipelines.dubbing.line_audio import LineAudio
 from pipelines.dubbing.wiring import dubbing_deps
 from pipelines.services import WorkerServices
+from pipelines.steered_translation import Steering
 from pipelines.video_translation import PipelineDeps, Transcribe
 
 
@@ -58,6 +59,8 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         result: TranslationResult = await translator.translate.remote(request, glossary)
         return result
 
+    steering = Steering(spec.context, tuple(spec.instructions), spec.memory_id, services.memories)
+
     async def summarize(sentences: list[str], language: str) -> str | None:
         summary: str | None = await translator.summarize.remote(sentences, language)
         return summary
@@ -70,7 +73,7 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         _admitter(services, task, spec),
         detect_language,
         _transcriber(asr, chunking),
-        translate,
+        steering.wrap(translate),
         pairs,
         _publisher(services, task),
         timeout_s=args.worker.step_timeout_s,
@@ -78,6 +81,7 @@ def build_deps(services: WorkerServices, task: Task, spec: VideoJobSpec) -> Pipe
         diarize=_diarize(services),
         dubbing=_with_line_audio(dubbing_deps(services), services, task, spec),
         load_transcript=lambda task_id: read_transcript(services.files, task_id),
+        memory_report=steering.report,
     )
 
 

@@ -37,6 +37,7 @@ from core.files.local import purge_folders, stale_folders
 from core.settings import AppArgs
 from core.tasks import TaskState
 from core.tasks.queue import unfinished_by_state
+from engines.translation.memory import warm_up as warm_memories
 from pipelines.added_targets import settle_waiting
 from pipelines.chunked_asr import warm_up
 from pipelines.job_runner import JobHandler, JobRunner
@@ -205,6 +206,7 @@ class JobWorker:
         self.loops = WorkerLoops(services, default_handlers())
         self.loops.start()
         self._warm = asyncio.get_event_loop().create_task(asyncio.to_thread(warm_up))
+        self._warm_memories = asyncio.get_event_loop().create_task(asyncio.to_thread(warm_memories))
 
     def ready(self) -> bool:
         self.loops.check()

@@ -4,8 +4,8 @@
 ``target_lang``. The submission's task recognizes the video once; each extra language is an added-language
 task (``core.specs.added_language``) of it, created *held* (``TaskStore.create(held=True)``): queued and
 counted, without a job until the submission's task has stored its transcript and releases it
-(``pipelines/added_targets.py``). Each has the submission's output choices and callback, no glossary (a
-glossary is for the ``target_lang`` pair), and its own result.
+(``pipelines/added_targets.py``). Each has the submission's output choices, steering and callback, the named
+glossaries that are for its own pair (serve_app/steering.py), and its own result.
 
 Checked with the submission, before anything is charged: every code is offered and distinct (from
 ``target_lang`` too), the spoken language (when given) translates into each, dubbing has a voice for each,
@@ -30,10 +30,11 @@ from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.added_language import AddLanguageRequest, added_language_spec
 from core.specs.translation_of import TranslationOf
-from core.specs.video import VideoJobSpec, processed_seconds
+from core.specs.video import GlossarySnapshot, VideoJobSpec, processed_seconds
 from core.tasks import Task, TaskState, iso
 from serve_app.schemas.video import AdditionalTask, SubmitResponse
 from serve_app.services import Services
+from serve_app.steering import snapshots
 from serve_app.video_languages import language_charges
 from serve_app.video_submit import Submission, check_dubbing
 
@@ -69,7 +70,9 @@ async def with_targets(services: Services, account: Account, submission: Submiss
         return submission
     await services.tasks.check_caps(account.id, "video", caps.resolve(account), tasks=1 + len(targets))
     await check_targets(services, targets, options.source_lang, options.enable_dubbing)
-    return dataclasses.replace(submission, additional=targets)
+    glossaries = snapshots(submission.glossary_records, options.source_lang, [options.target_lang, *targets])
+    glossaries.pop(options.target_lang, None)
+    return dataclasses.replace(submission, additional=targets, glossaries=glossaries)
 
 
 async def check_targets(services: Services, targets: list[str], source: str | None, dubbing: bool) -> None:
@@ -85,14 +88,21 @@ async def check_targets(services: Services, targets: list[str], source: str | No
 
 
 async def create_submitted(
-    services: Services, account: Account, spec: VideoJobSpec, targets: list[str], media_seconds: float | None, estimate: int
+    services: Services,
+    account: Account,
+    spec: VideoJobSpec,
+    targets: list[str],
+    media_seconds: float | None,
+    estimate: int,
+    glossaries: Mapping[str, GlossarySnapshot] | None = None,
 ) -> tuple[Task, list[AdditionalTask] | None]:
     """A submission's task, and with extra languages their held tasks (None without any)."""
     request_id, limits = request_id_var.get(), caps.resolve(account)
     if targets:
         return await create_with_targets(
-            services, account, spec, targets, media_seconds, request_id=request_id, estimated_seconds=estimate, limits=limits
-        )
+            services, account, spec, targets, media_seconds, request_id=request_id, estimated_seconds=estimate,
+            limits=limits, glossaries=glossaries or {},
+        )  # fmt: skip
     task = await services.tasks.create(
         account.id, spec.stored(), kind="video", request_id=request_id, estimated_seconds=estimate, limits=limits
     )
@@ -121,6 +131,7 @@ async def create_with_targets(
     request_id: str,
     estimated_seconds: int,
     limits: Mapping[str, int | None],
+    glossaries: Mapping[str, GlossarySnapshot] | None = None,
 ) -> tuple[Task, list[AdditionalTask]]:
     """The submission's task and one held task per extra language, charged; all or none.
 
@@ -135,7 +146,8 @@ async def create_with_targets(
     async with contextlib.AsyncExitStack() as charges:
         try:
             for lang, task_id in ids.items():
-                child = added_language_spec(spec, AddLanguageRequest(target_lang=lang), lang, None, origin)
+                glossary = (glossaries or {}).get(lang)
+                child = added_language_spec(spec, AddLanguageRequest(target_lang=lang), lang, glossary, origin)
                 child = child.model_copy(update={"callback_url": spec.callback_url})
                 await charges.enter_async_context(charged(services.quotas, account, language_charges(child, seconds)))
                 waits = estimated_seconds + await services.speed.estimate(child.speed_kind, seconds or None)

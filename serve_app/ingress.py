@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -12,6 +13,7 @@ from starlette.applications import Starlette
 from core.files.local import purge_folders
 from core.settings import AppArgs
 from engines.capabilities import Capabilities
+from engines.translation.memory import warm_up as warm_memories
 from serve_app.asgi import create_app
 from serve_app.services import CapabilityProbe, Services
 
@@ -39,6 +41,7 @@ class Ingress:
         self.services = Services.create(self.args, self.handles, probes)
         # Uploads of a replica that died mid-request are left in staging: clear the dead ones.
         purge_folders(self.args.worker.staging_dir, time.time() - self.args.worker.staging_max_age_s)
+        threading.Thread(target=warm_memories, name="warm-memories", daemon=True).start()  # game requests' memories
 
     def __serve_build_asgi_app__(self) -> Starlette:
         return create_app(self.services, behind_serve_proxy=True)

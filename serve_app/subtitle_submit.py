@@ -22,14 +22,16 @@ from core import caps
 from core.accounts import Account
 from core.billing import Charge
 from core.errors import ApiError, ErrorKind
+from core.specs.steering import named_glossaries
 from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, SubtitleSource, VideoJobSpec, billable_minutes
 from serve_app.additional_targets import additional_targets, check_targets
 from serve_app.responses import validation_error
 from serve_app.schemas.subtitles import SubtitleTranslateParams
 from serve_app.services import Services
+from serve_app.steering import check_memory, glossary_records, snapshots
 from serve_app.subtitle_input import read_subtitle_file, subtitle_language
 from serve_app.uploads import FormBody
-from serve_app.video_submit import check_url_field, resolve_glossary
+from serve_app.video_submit import check_url_field
 
 NO_FILE = "Send the subtitle file in the multipart part named file."
 
@@ -45,6 +47,7 @@ class SubtitleSubmission:
     duration: float
     additional: list[str]
     fingerprint: dict[str, Any]
+    glossaries: dict[str, GlossarySnapshot] = dataclasses.field(default_factory=dict)  # the extra languages'
 
     def spec(self, source: SubtitleSource) -> VideoJobSpec:
         options = {**self.params.options(), "source_lang": self.source_lang, "target_lang": self.target_lang}
@@ -81,7 +84,10 @@ async def validate_subtitles(services: Services, account: Account, form: FormBod
     options = params.options()
     if options["callback_url"]:
         await check_url_field(services, "callback_url", options["callback_url"])
-    glossary = await resolve_glossary(services, account, options["glossary_id"], source, target)
+    records = await glossary_records(services, account, named_glossaries(options["glossary_id"], options["glossary_ids"]))
+    glossaries = snapshots(records, source, [target, *additional])
+    glossary = glossaries.pop(target, None)
+    await check_memory(services, account, options["memory_id"], source, target)
     duration = max(cue.end for cue in parsed.cues)
     fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256}
-    return SubtitleSubmission(params, source, target, glossary, duration, additional, fingerprint)
+    return SubtitleSubmission(params, source, target, glossary, duration, additional, fingerprint, glossaries)

@@ -22,6 +22,8 @@ from core.errors import ApiError, ErrorKind
 
 MAX_FIELD_BYTES = 64 * 1024
 MAX_FIELDS = 64
+#: Text fields a form may repeat, collected into a list in order (``instructions``: one per instruction).
+REPEATABLE = frozenset({"instructions"})
 #: A urlencoded form carries only text fields, so it is capped far below an upload.
 MAX_URLENCODED_BYTES = 256 * 1024
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,8}$")
@@ -47,7 +49,7 @@ class Attachment:
 
 @dataclasses.dataclass(frozen=True)
 class FormBody:
-    fields: dict[str, str]
+    fields: dict[str, str | list[str]]
     file: UploadedFile | None
     attachments: dict[str, Attachment] = dataclasses.field(default_factory=dict)
 
@@ -61,7 +63,7 @@ class _Collector:
         self.attachment_caps = attachments or {}
         self.attachments: dict[str, Attachment] = {}
         self._attachment: str | None = None
-        self.fields: dict[str, str] = {}
+        self.fields: dict[str, str | list[str]] = {}
         self.file: UploadedFile | None = None
         self._headers: dict[bytes, bytes] = {}
         self._header_field = b""
@@ -91,7 +93,7 @@ class _Collector:
         self._name = options.get(b"name", b"").decode("utf-8", "replace")
         filename = options.get(b"filename")
         self._filename = filename.decode("utf-8", "replace") if filename is not None else None
-        taken = self._name in self.fields or self._name in self.attachments
+        taken = (self._name in self.fields and self._name not in REPEATABLE) or self._name in self.attachments
         if taken or (self._filename is not None and self._name == self.file_field and self.file is not None):
             raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {self._name!r} given more than once.")
         if self._filename is not None and self._name in self.attachment_caps:
@@ -99,7 +101,7 @@ class _Collector:
         elif self._filename is not None:
             if self._name != self.file_field:
                 raise ApiError(
-                    ErrorKind.INVALID_PARAMETER, f"Unexpected file field {self._name!r}; send the video as {self.file_field!r}."
+                    ErrorKind.INVALID_PARAMETER, f"Unexpected file field {self._name!r}; send the file as {self.file_field!r}."
                 )
             self.dest_dir.mkdir(parents=True, exist_ok=True)
             self._out = open(self._target(), "wb")  # noqa: SIM115 - closed in on_part_end / close()
@@ -129,7 +131,7 @@ class _Collector:
             self._attachment = None
             return
         if self._out is None:
-            self.fields[self._name] = self._buffer.decode("utf-8", "replace")
+            _add_field(self.fields, self._name, self._buffer.decode("utf-8", "replace"))
             return
         self._out.close()
         content_type = self._headers.get(b"content-type", b"application/octet-stream").decode("latin-1")
@@ -171,7 +173,7 @@ async def read_form(
     return FormBody(collector.fields, collector.file, collector.attachments)
 
 
-async def _read_urlencoded(request: Request) -> dict[str, str]:
+async def _read_urlencoded(request: Request) -> dict[str, str | list[str]]:
     """Text fields of a urlencoded body, read under :data:`MAX_URLENCODED_BYTES` while it streams."""
     body = bytearray()
     async for chunk in request.stream():
@@ -189,11 +191,20 @@ async def _read_urlencoded(request: Request) -> dict[str, str]:
         pairs = parse_qsl(text, keep_blank_values=True, max_num_fields=MAX_FIELDS, strict_parsing=False)
     except ValueError:  # more than MAX_FIELDS fields
         raise ApiError(ErrorKind.INVALID_PARAMETER, f"A form may have at most {MAX_FIELDS} fields.") from None
-    fields: dict[str, str] = {}
+    fields: dict[str, str | list[str]] = {}
     for name, value in pairs:
-        if name in fields:
+        if name in fields and name not in REPEATABLE:
             raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {name!r} given more than once.")
         if len(value.encode()) > MAX_FIELD_BYTES:
             raise ApiError(ErrorKind.INVALID_PARAMETER, f"Field {name!r} is longer than {MAX_FIELD_BYTES} bytes.")
-        fields[name] = value
+        _add_field(fields, name, value)
     return fields
+
+
+def _add_field(fields: dict[str, str | list[str]], name: str, value: str) -> None:
+    """A field's value; a repeated one (:data:`REPEATABLE`) becomes the list of its values."""
+    if name not in fields:
+        fields[name] = value
+        return
+    earlier = fields[name]
+    fields[name] = [*([earlier] if isinstance(earlier, str) else earlier), value]

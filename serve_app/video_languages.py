@@ -22,6 +22,7 @@ from core.billing import Charge, charged
 from core.context import request_id_var
 from core.errors import ApiError, ErrorKind
 from core.specs.added_language import AddLanguageRequest, added_language_spec
+from core.specs.steering import named_glossaries
 from core.specs.transcript import StoredTranscript
 from core.specs.translation_of import TranslationOf
 from core.specs.video import VideoJobSpec, feature_charges
@@ -29,8 +30,9 @@ from core.tasks import Task, iso
 from serve_app.responses import validation_error
 from serve_app.schemas.revisions import AddLanguageResponse
 from serve_app.services import Services
+from serve_app.steering import check_memory, glossary_records, snapshots
 from serve_app.video_revisions import stored_transcript
-from serve_app.video_submit import check_dubbing, check_url_field, resolve_glossary
+from serve_app.video_submit import check_dubbing, check_url_field
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,7 +51,10 @@ async def prepare_language(services: Services, account: Account, parent: Task, b
     offered = await services.capabilities.get()
     if not offered.translates(source, target):
         raise ApiError(ErrorKind.UNSUPPORTED_LANGUAGE, offered.refusal(source, target))
-    glossary = await resolve_glossary(services, account, body.choices().get("glossary_id"), source, target)
+    chosen = body.choices()
+    ids = named_glossaries(chosen.get("glossary_id"), chosen.get("glossary_ids") or [])
+    glossary = snapshots(await glossary_records(services, account, ids), source, [target]).get(target)
+    await check_memory(services, account, chosen.get("memory_id"), source, target)
     origin = TranslationOf(parent_task_id=parent.task_id, root_task_id=transcript.root_task_id or parent.task_id)
     try:
         spec = added_language_spec(VideoJobSpec.model_validate(parent.params), body, target, glossary, origin)

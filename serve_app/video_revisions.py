@@ -30,6 +30,7 @@ from core.specs.revision_of import RevisionOf
 from core.specs.transcript import EditPlan, InvalidEdit, StoredTranscript, check_edits, read_transcript
 from core.specs.video import VideoJobSpec, dubbing_metric
 from core.tasks import Task, TaskState, iso
+from serve_app.memory_learning import learn_corrections
 from serve_app.responses import validation_error
 from serve_app.schemas.revisions import ReviseResponse
 from serve_app.services import Services
@@ -99,6 +100,7 @@ async def prepare_revision(services: Services, account: Account, parent: Task, r
 async def create_revision(services: Services, account: Account, prepared: PreparedRevision) -> ReviseResponse:
     """Charge the revision and queue its task (the charges are refunded when the task is not created)."""
     spec, transcript, plan = prepared.spec, prepared.transcript, prepared.plan
+    learned = await learn_corrections(services, account, spec.memory_id, transcript, prepared.revision.edits)
     async with charged(services.quotas, account, revision_charges(spec, transcript, plan)):
         estimate = await services.speed.estimate(spec.speed_kind, _revised_seconds(spec, transcript, plan))
         task = await services.tasks.create(
@@ -116,6 +118,7 @@ async def create_revision(services: Services, account: Account, prepared: Prepar
         estimated_seconds=estimate,
         parent_task_id=prepared.revision.parent_task_id,
         revision=prepared.revision.number,
+        memory_learned=learned if spec.memory_id is not None else None,
     )
 
 

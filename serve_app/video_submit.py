@@ -24,6 +24,7 @@ import pydantic
 from core import caps
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
+from core.specs.steering import named_glossaries
 from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, UploadSource, UrlSource, VideoJobSpec
 from engines.errors import InvalidInput, InvalidUrl
 from engines.media.probe import MediaInfo, check_renderable, probe, validate
@@ -33,6 +34,7 @@ from engines.translation.languages import primary
 from serve_app.responses import to_api_error, validation_error
 from serve_app.schemas.video import VideoTranslateParams
 from serve_app.services import Services
+from serve_app.steering import check_memory, glossary_records, snapshots
 from serve_app.subtitle_input import read_subtitle_file, subtitle_language
 from serve_app.uploads import Attachment, FormBody, UploadedFile
 
@@ -52,6 +54,8 @@ class Submission:
         fingerprint: what makes two submissions the same (idempotency).
         additional: the extra target languages, canonical (``additional_target_langs``).
         subtitles: the video's own subtitles (``subtitle_file``), read, and the part as sent.
+        glossary_records: the glossaries named (``glossary_id``, ``glossary_ids``), as stored.
+        glossaries: the extra languages' glossary snapshots (serve_app/steering.py).
     """
 
     options: VideoTranslateParams
@@ -60,6 +64,8 @@ class Submission:
     fingerprint: dict[str, Any]
     additional: list[str] = dataclasses.field(default_factory=list)
     subtitles: tuple[Attachment, SubtitleFile] | None = None
+    glossary_records: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    glossaries: dict[str, GlossarySnapshot] = dataclasses.field(default_factory=dict)
 
     def spec(self, source: UploadSource | UrlSource) -> VideoJobSpec:
         fields = self.options.model_dump(exclude={"video_url", "additional_target_langs"})
@@ -90,12 +96,16 @@ async def validate_submission(services: Services, account: Account, form: FormBo
     for field in ("video_url", "callback_url"):
         if getattr(params, field):
             await check_url_field(services, field, getattr(params, field))
-    glossary = await resolve_glossary(services, account, params.glossary_id, source, target)
+    records = await glossary_records(services, account, named_glossaries(params.glossary_id, params.glossary_ids))
+    later = params.additional_target_langs is not None  # glossaries for extra languages: checked with them
+    glossary = snapshots(records, source, [target], every_one_used=not later).get(target)
+    await check_memory(services, account, params.memory_id, source, target)
     info = await _probe_upload(form.file, params) if form.file else None
     options = params.model_copy(update={"target_lang": target, "source_lang": source})
     subtitle_sha = hashlib.sha256(subtitles[0].data).hexdigest() if subtitles else None
     fingerprint = {"fields": form.fields, "file_sha256": form.file.sha256 if form.file else None, "subtitles": subtitle_sha}
-    return Submission(options, glossary, info.duration if info else None, fingerprint, subtitles=subtitles)
+    seconds = info.duration if info else None
+    return Submission(options, glossary, seconds, fingerprint, subtitles=subtitles, glossary_records=records)
 
 
 async def _subtitles(params: VideoTranslateParams, form: FormBody) -> tuple[Attachment, SubtitleFile] | None:
@@ -166,24 +176,6 @@ async def check_url_field(services: Services, field: str, url: str) -> None:
         await asyncio.to_thread(check_url, url, services.url_policy)
     except InvalidUrl as exc:
         raise ApiError(ErrorKind.INVALID_URL, f"{field}: {exc}") from None
-
-
-async def resolve_glossary(
-    services: Services, account: Account, glossary_id: str | None, source: str | None, target: str
-) -> GlossarySnapshot | None:
-    """A snapshot of the glossary: later edits do not change a submitted task."""
-    if glossary_id is None:
-        return None
-    record = await services.glossaries.get(glossary_id)
-    if record is None or record["account_id"] != account.id:
-        raise ApiError(ErrorKind.GLOSSARY_NOT_FOUND, f"Glossary {glossary_id!r} does not exist or belongs to another account.")
-    covers = record["target_lang"] in (target, primary(target))
-    if not covers or (source is not None and record["source_lang"] != source):
-        raise ApiError(
-            ErrorKind.GLOSSARY_NOT_FOUND,
-            f"Glossary {glossary_id!r} is for {record['source_lang']} → {record['target_lang']}, not this task's languages.",
-        )
-    return GlossarySnapshot.model_validate(record, from_attributes=False)
 
 
 async def _probe_upload(file: UploadedFile, params: VideoTranslateParams) -> MediaInfo:

@@ -3,7 +3,7 @@
 The new task translates the parent's stored transcript (its source segments, times and speakers, as they
 are) into ``target_lang`` and renders it: nothing is extracted, recognized or diarized. It takes every
 output choice of a submission. An omitted choice is the parent's, except three that belong to a language
-or to a request: the glossary (a glossary is for one language pair: none unless given), the callback (the
+or to a request: the glossaries (a glossary is for one language pair: none unless given), the callback (the
 new task's own) and the layout limits ``max_subtitle_length`` / ``subtitle_max_duration`` (the new
 language's preset unless given). Recognition choices (source language, diarization, range) are the parent's.
 """
@@ -20,9 +20,9 @@ from core.specs.translation_of import TranslationOf
 from core.specs.video import LAYOUT_FIELDS, GlossarySnapshot, VideoJobSpec
 
 #: Choices an added language may set besides ``target_lang``; the others are the parent's.
-CHOICES = (*REVISABLE, "engine", "glossary_id", "profanity_filter")
+CHOICES = (*REVISABLE, "engine", "glossary_id", "profanity_filter", "context", "instructions", "glossary_ids", "memory_id")
 #: Choices that are never the parent's: omitted means the submission's default.
-NOT_INHERITED = ("callback_url", "glossary_id", "dependents", *LAYOUT_FIELDS)
+NOT_INHERITED = ("callback_url", "glossary_id", "glossary_ids", "dependents", *LAYOUT_FIELDS)
 
 _AddLanguageOptions: type[BaseModel] = create_model(  # type: ignore[call-overload]
     "AddLanguageOptions",
@@ -48,7 +48,7 @@ def added_language_spec(
 
     Raises pydantic's ValidationError when the combination is invalid.
     """
-    choices = {name: value for name, value in request.choices().items() if name != "glossary_id"}
+    choices = {name: value for name, value in request.choices().items() if name not in ("glossary_id", "glossary_ids")}
     inherited = {name: value for name, value in parent.stored().items() if name not in NOT_INHERITED}
     data = {
         **inherited,

@@ -47,9 +47,11 @@ def optional_field(name: str) -> tuple[Any, FieldInfo]:
     """A submission field as an optional one: omitted (None) means the parent task's value."""
     info = VideoOptions.model_fields[name]
     described = info.description or ""
-    return info.annotation | None, FieldInfo.merge_field_infos(  # type: ignore[return-value,operator]
+    optional = FieldInfo.merge_field_infos(  # type: ignore[operator]
         info, default=None, description=f"{described} Omitted: the parent task's.".strip()
     )
+    optional.default_factory = None  # a list field's factory would win over the None that means "omitted"
+    return info.annotation | None, optional  # type: ignore[return-value,operator]
 
 
 _ReviseOptions: type[BaseModel] = create_model(  # type: ignore[call-overload]
@@ -63,6 +65,12 @@ class ReviseRequest(_ReviseOptions):  # type: ignore[misc,valid-type]
     """The JSON body of a revision: edits to the parent's segments and output choices that differ."""
 
     segments: list[SegmentEdit] = Field(min_length=1, max_length=MAX_EDITS, description="Edits, one per segment.")
+    memory_id: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_-]{1,64}$",
+        description="Extension: the translation memory that learns this revision's translation edits (and steers its "
+        "translations). Omitted: the parent task's memory, if it had one (docs/memories.md).",
+    )
 
     def choices(self) -> dict[str, Any]:
         """The output choices given (None: omitted)."""
@@ -84,4 +92,6 @@ def revision_spec(parent: VideoJobSpec, request: ReviseRequest, revision: Revisi
         "explicit_layout": explicit,
         "revision": revision,
     }
+    if request.memory_id is not None:
+        data["memory_id"] = request.memory_id
     return VideoJobSpec.model_validate(data)

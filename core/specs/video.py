@@ -18,6 +18,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from core.specs.languages import CODE_OR_AUTO, LANGUAGE_CODE, LanguageCode
 from core.specs.revision_of import RevisionOf
+from core.specs.steering import SteeringOptions
 from core.specs.translation_of import TranslationOf
 from engines.media.probe import MAX_BYTES, MAX_DURATION_S
 from engines.translation.glossary import Glossary
@@ -69,8 +70,9 @@ def _font_name(value: str) -> str:
 FontName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": _FONT}), AfterValidator(_font_name)]
 
 
-class VideoOptions(BaseModel):
-    """The parameters of ``POST /v1/video/translate`` (contract 4.1), validated."""
+class VideoOptions(SteeringOptions):
+    """The parameters of ``POST /v1/video/translate`` (contract 4.1), validated, and the steering extensions
+    (:class:`core.specs.steering.SteeringOptions`)."""
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 

@@ -73,7 +73,7 @@ async def revise_task(request: Request) -> Response:
 
     async def create() -> Response:
         created = await create_revision(services, account, prepared)
-        return JSONResponse(created.model_dump(mode="json"))
+        return JSONResponse(created.model_dump(mode="json", exclude_none=True))
 
     key = fingerprint("POST", request.url.path, body)
     return await services.idempotency.run(request, account.id, key, create)

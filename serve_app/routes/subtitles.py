@@ -79,7 +79,9 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
         stored = await services.files.put(upload_id, form.file.path.name, form.file.path, "text/plain", consume=True)
         spec = submission.spec(SubtitleSource(key=stored.key, filename=form.file.filename, size=form.file.size))
         estimate = await services.speed.estimate(spec.speed_kind, submission.duration)
-        task, added = await create_submitted(services, account, spec, submission.additional, submission.duration, estimate)
+        task, added = await create_submitted(
+            services, account, spec, submission.additional, submission.duration, estimate, submission.glossaries
+        )
     return JSONResponse(submitted_body(task, estimate, added))
 
 

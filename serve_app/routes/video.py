@@ -96,7 +96,9 @@ async def _create_task(services: Services, account: Account, form: FormBody, sub
         if submission.subtitles is not None:
             spec = spec.model_copy(update={"subtitles": await _store_subtitles(services, submission.subtitles[0])})
         estimate = await services.speed.estimate(spec.speed_kind, submission.media_seconds)
-        task, added = await create_submitted(services, account, spec, submission.additional, submission.media_seconds, estimate)
+        task, added = await create_submitted(
+            services, account, spec, submission.additional, submission.media_seconds, estimate, submission.glossaries
+        )
     return JSONResponse(submitted_body(task, estimate, added))
 
 

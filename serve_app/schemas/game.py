@@ -7,8 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.specs.languages import LanguageCode
+from core.specs.steering import SteeringOptions
 from engines.localization import LocalizationJob, LocalizationOutcome
 from engines.translation.glossary import Glossary
+from engines.translation.memory import MemoryPlan
 
 MAX_TEXT_CHARS = 50_000
 MAX_TARGETS = 20
@@ -17,7 +19,9 @@ ContentType = Literal["ui", "dialogue", "item_desc", "skill", "story", "tutorial
 Tone = Literal["epic", "humorous", "dark", "cute"]
 
 
-class LocalizationRequest(BaseModel):
+class LocalizationRequest(SteeringOptions):
+    """The JSON body: the contract's fields, then the steering extensions (docs/steering.md)."""
+
     # A JSON body: numbers must be numbers (no `true` or `"80"` for max_length).
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -36,8 +40,15 @@ class LocalizationRequest(BaseModel):
     tone: Tone | None = None
     glossary_id: str | None = Field(None, description="Extension: a glossary of this account, applied to the target it covers.")
 
-    def to_engine_job(self, source_lang: str, target_langs: tuple[str, ...], glossary: Glossary | None) -> LocalizationJob:
-        """The localizer's job once the edge resolved the languages (only targets that need translating) and glossary."""
+    def to_engine_job(
+        self,
+        source_lang: str,
+        target_langs: tuple[str, ...],
+        glossaries: tuple[Glossary, ...],
+        memory: tuple[str, MemoryPlan] | None = None,
+    ) -> LocalizationJob:
+        """The localizer's job once the edge resolved the languages (only targets that need translating), the
+        glossaries (one per target at most) and the memory's plan for the target it is for."""
         return LocalizationJob(
             text=self.text,
             source_lang=source_lang,
@@ -46,7 +57,11 @@ class LocalizationRequest(BaseModel):
             genre=self.genre,
             tone=self.tone,
             max_length=self.max_length,
-            glossary=glossary,
+            glossaries=glossaries,
+            context=self.context,
+            instructions=tuple(self.instructions),
+            memory_target=memory[0] if memory else None,
+            memory_plan=memory[1] if memory else None,
         )
 
 
@@ -65,6 +80,11 @@ class LocalizationResponse(BaseModel):
     fallback: list[str] = Field(
         default_factory=list, description="Extension: targets answered by a fallback engine after the routed one failed."
     )
+    from_memory: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="Extension: per target, the lines (0-based) that are the translation memory's own translation "
+        "(memory_id; docs/memories.md).",
+    )
 
     @classmethod
     def from_outcome(
@@ -80,4 +100,5 @@ class LocalizationResponse(BaseModel):
             shortened=list(outcome.shortened),
             engines={code: outcome.engines[code] for code in requested if code in outcome.engines},
             fallback=[code for code in requested if code in outcome.fallback],
+            from_memory={code: list(outcome.from_memory[code]) for code in requested if code in outcome.from_memory},
         )

@@ -48,3 +48,8 @@ class ReviseResponse(BaseModel):
     estimated_seconds: int
     parent_task_id: str
     revision: int
+    memory_learned: int | None = Field(
+        None,
+        description="Extension: with a memory (memory_id, or the parent task's), the translation edits added to it "
+        "(docs/memories.md).",
+    )

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
+from core.specs.steering import form_lists
 from core.specs.video import VideoOptions
 
 #: The submission's fields a subtitle file takes.
@@ -33,6 +34,10 @@ FIELDS = (
     "subtitle_max_duration",
     "subtitle_preset",
     "profanity_filter",
+    "context",
+    "instructions",
+    "glossary_ids",
+    "memory_id",
 )
 
 _Fields: type[BaseModel] = create_model(  # type: ignore[call-overload]
@@ -57,7 +62,7 @@ class SubtitleTranslateParams(_Fields):  # type: ignore[misc,valid-type]
             data = {k: v for k, v in data.items() if v != "" or k == "subtitle_outline"}
             if isinstance(data.get("source_lang"), str) and data["source_lang"].lower() == "auto":
                 data.pop("source_lang")
-        return data
+        return form_lists(data)
 
     @field_validator("output_format")
     @classmethod

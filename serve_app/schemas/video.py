@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from core.specs.steering import form_lists
 from core.specs.video import VideoOptions
 
 
@@ -67,7 +68,7 @@ class VideoTranslateParams(VideoOptions):
             for key in ("source_lang", "speaker_count"):
                 if isinstance(data.get(key), str) and data[key].lower() == "auto":
                     data.pop(key)
-        return data
+        return form_lists(data)
 
 
 class SubmitResponse(BaseModel):

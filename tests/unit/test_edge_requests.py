@@ -70,8 +70,8 @@ def test_a_localization_becomes_a_job_and_its_outcome_an_answer() -> None:
         {"text": "Start", "content_type": "ui", "source_lang": "en", "target_langs": ["fr", "en-GB"], "max_length": 9}
     )
     glossary = Glossary("en", "fr", {"Start": "Début"})
-    job = body.to_engine_job("en", ("fr",), glossary)
-    assert job == LocalizationJob("Start", "en", ("fr",), "ui", None, None, 9, glossary)
+    job = body.to_engine_job("en", ("fr",), (glossary,))
+    assert job == LocalizationJob("Start", "en", ("fr",), "ui", None, None, 9, (glossary,))
     outcome = LocalizationOutcome({"fr": "Début"}, ("fr",), {"fr": "llm"}, ())
     answer = LocalizationResponse.from_outcome(body, outcome, ("fr", "en-GB"))
     assert answer.translations == {"fr": "Début", "en-GB": "Start"}

@@ -74,6 +74,6 @@ async def test_deterministic_shortening_when_engine_cannot() -> None:
 async def test_glossary_goes_only_to_the_targets_it_covers() -> None:
     rec = Recorder()
     glossary = Glossary("en", "es", {"hello": "hola"})
-    await localize(job(glossary=glossary), rec)
+    await localize(job(glossaries=(glossary,)), rec)
     by_target = {c.target_lang: g for c, g in zip(rec.calls, rec.glossaries)}
     assert by_target == {"es": glossary, "fr": None, "pt-BR": None}
