@@ -305,3 +305,33 @@ def serve_submission(server: LoopbackServer, path: str = "/v1/video/translate", 
 
     server.route("POST", path)(handler)
     return seen
+
+
+def form_values(request: Recorded) -> dict[str, list[str]]:
+    """Every text field of a form body with all its values, in order (a repeated field keeps each)."""
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        return parse_qs(request.body.decode(), keep_blank_values=True)
+    boundary = re.search(r'boundary="?([^";]+)"?', content_type)
+    assert boundary is not None, content_type
+    values: dict[str, list[str]] = {}
+    for chunk in request.body.split(b"--" + boundary.group(1).encode())[1:-1]:
+        head, _, content = chunk.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        disposition = head.decode("utf-8")
+        name = re.search(r'\bname="([^"]*)"', disposition)
+        assert name is not None
+        if "filename=" not in disposition:
+            values.setdefault(name.group(1), []).append(content.removesuffix(b"\r\n").decode("utf-8"))
+    return values
+
+
+def serve_form(server: LoopbackServer, path: str = "/v1/video/translate") -> list[Recorded]:
+    """``POST path`` answering a queued task (the form may repeat a field, so it is not read here)."""
+    seen: list[Recorded] = []
+
+    def handler(request: Recorded) -> Reply:
+        seen.append(request)
+        return Reply(200, task_record(MAIN, "queued"))
+
+    server.route("POST", path)(handler)
+    return seen

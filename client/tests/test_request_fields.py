@@ -27,10 +27,11 @@ CARRIERS = {"path_or_url": ("file", "video_url"), "sample_path": ("sample",), "s
 #: The file parts, outside the service's form models.
 FILE_PARTS = {"file", "subtitle_file"}
 #: Fields the service accepts beyond the contract's tables (extensions), each still a keyword argument.
+STEERING = {"context", "instructions", "glossary_ids", "memory_id"}  # steering a translation (docs/translation-memories.md)
 EXTENSIONS = {
-    "4.1": {"subtitle_preset", "additional_target_langs", "subtitle_file"},
+    "4.1": {"subtitle_preset", "additional_target_langs", "subtitle_file", *STEERING},
     "4.7": {"lang", "gender"},
-    "4.9": {"glossary_id"},
+    "4.9": {"glossary_id", *STEERING},
 }
 
 #: (endpoint group class, method name, contract section, the service's request model), sync and async.

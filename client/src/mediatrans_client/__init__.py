@@ -1,4 +1,5 @@
-"""Python client of the media-translation API: video translation, voice cloning, TTS, grammar, game localization."""
+"""Python client of the media-translation API: video translation, voice cloning, TTS, grammar, game localization,
+translation memories."""
 
 from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import __version__
@@ -29,6 +30,10 @@ from mediatrans_client.models import (
     Language,
     LanguageList,
     LocalizationResult,
+    Memory,
+    MemoryEntriesResult,
+    MemoryEntry,
+    MemoryList,
     NativeVoice,
     NativeVoiceList,
     SegmentEdit,
@@ -57,6 +62,10 @@ __all__ = [
     "LinkExpiredError",
     "LocalizationResult",
     "MediatransError",
+    "Memory",
+    "MemoryEntriesResult",
+    "MemoryEntry",
+    "MemoryList",
     "NativeVoice",
     "NativeVoiceList",
     "NotFoundError",

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mediatrans_client import _endpoints as ep
+from mediatrans_client._async_text_resources import AsyncGame, AsyncGrammar, AsyncSpeech  # noqa: F401  (re-exported)
 from mediatrans_client._chunks import abody_chunks, awrite_chunks
 from mediatrans_client._fields import (
     ADD_LANGUAGE_FIELDS,
-    GAME_FIELDS,
-    GRAMMAR_FIELDS,
-    REVISE_FIELDS,
+    REVISION_FIELDS,
     SUBTITLE_FIELDS,
-    TTS_FIELDS,
     VIDEO_FIELDS,
     VOICE_CLONE_FIELDS,
     request_fields,
@@ -27,9 +25,6 @@ from mediatrans_client._sync_resources import DEFAULT_POLL_INTERVAL_S, carry_add
 from mediatrans_client._transport import AsyncTransport
 from mediatrans_client.errors import WaitTimeoutError
 from mediatrans_client.models import (
-    GrammarResult,
-    LocalizationResult,
-    NativeVoiceList,
     SegmentEdit,
     Task,
     Transcript,
@@ -37,20 +32,12 @@ from mediatrans_client.models import (
     VoiceList,
 )
 from mediatrans_client.types import (
-    AudioFormat,
-    CheckType,
-    ContentType,
-    Domain,
     DubbingVoice,
-    Emotion,
     Engine,
     OutputFormat,
-    Severity,
-    SpeakerGender,
     SubtitleFormat,
     SubtitlePosition,
     SubtitlePreset,
-    Tone,
     VoiceGender,
 )
 
@@ -92,6 +79,10 @@ class AsyncVideo:
         start_time: float | None = None,
         end_time: float | None = None,
         additional_target_langs: Sequence[str] | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         subtitle_file: ep.SubtitleInput | None = None,
         extra: Mapping[str, Any] | None = None,
         wait: bool = False,
@@ -159,6 +150,7 @@ class AsyncVideo:
         dubbing_speed: float | None = None,
         dubbing_bg_music: float | None = None,
         callback_url: str | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = False,
@@ -166,7 +158,7 @@ class AsyncVideo:
         poll_interval: float = DEFAULT_POLL_INTERVAL_S,
         timeout: float | None = None,
     ) -> Task:
-        body = {"segments": segment_edits(edits), **request_fields(locals(), REVISE_FIELDS, extra)}
+        body = {"segments": segment_edits(edits), **request_fields(locals(), REVISION_FIELDS, extra)}
         spec = ep.video_revise_spec(task_id, body, idempotency_key)
         task = Task.model_validate((await self._transport.request(spec)).json())
         if not wait:
@@ -198,6 +190,10 @@ class AsyncVideo:
         engine: Engine | None = None,
         glossary_id: str | None = None,
         profanity_filter: bool | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = False,
@@ -254,6 +250,10 @@ class AsyncSubtitles:
         subtitle_max_duration: float | None = None,
         subtitle_preset: SubtitlePreset | None = None,
         profanity_filter: bool | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = False,
@@ -304,86 +304,3 @@ class AsyncVoices:
 
     async def delete(self, voice_id: str) -> bool:
         return bool((await self._transport.request(ep.voice_delete_spec(voice_id))).json().get("deleted"))
-
-
-class AsyncSpeech:
-    def __init__(self, transport: AsyncTransport) -> None:
-        self._transport = transport
-
-    def stream(
-        self,
-        text: str,
-        voice: str | None = None,
-        *,
-        lang: str | None = None,
-        gender: SpeakerGender | None = None,
-        emotion: Emotion | None = None,
-        emotion_intensity: float | None = None,
-        speed: float | None = None,
-        output_format: AudioFormat | None = None,
-        extra: Mapping[str, Any] | None = None,
-        chunk_size: int | None = None,
-    ) -> AsyncIterator[bytes]:
-        """The audio as it arrives: ``async for chunk in client.tts.stream(...)`` (no ``await`` before it)."""
-        return abody_chunks(self._transport, ep.tts_spec(request_fields(locals(), TTS_FIELDS, extra)), chunk_size)
-
-    async def synthesize(
-        self,
-        text: str,
-        voice: str | None,
-        output_path: str | Path,
-        *,
-        lang: str | None = None,
-        gender: SpeakerGender | None = None,
-        emotion: Emotion | None = None,
-        emotion_intensity: float | None = None,
-        speed: float | None = None,
-        output_format: AudioFormat | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> Path:
-        spec = ep.tts_spec(request_fields(locals(), TTS_FIELDS, extra))
-        return await awrite_chunks(abody_chunks(self._transport, spec), Path(output_path))
-
-    async def voices(self, lang: str | None = None) -> NativeVoiceList:
-        return NativeVoiceList.model_validate((await self._transport.request(ep.tts_voices_spec(lang))).json())
-
-
-class AsyncGrammar:
-    def __init__(self, transport: AsyncTransport) -> None:
-        self._transport = transport
-
-    async def check(
-        self,
-        text: str,
-        lang: str | None = None,
-        *,
-        auto_correct: bool | None = None,
-        check_types: Sequence[CheckType] | None = None,
-        severity: Severity | None = None,
-        disable_rules: Sequence[str] | None = None,
-        domain: Domain | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> GrammarResult:
-        spec = ep.grammar_spec(request_fields(locals(), GRAMMAR_FIELDS, extra))
-        return GrammarResult.model_validate((await self._transport.request(spec)).json())
-
-
-class AsyncGame:
-    def __init__(self, transport: AsyncTransport) -> None:
-        self._transport = transport
-
-    async def localize(
-        self,
-        text: str,
-        source_lang: str,
-        target_langs: Sequence[str],
-        *,
-        content_type: ContentType = "ui",
-        genre: str | None = None,
-        max_length: int | None = None,
-        tone: Tone | None = None,
-        glossary_id: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> LocalizationResult:
-        spec = ep.game_spec(request_fields(locals(), GAME_FIELDS, extra))
-        return LocalizationResult.model_validate((await self._transport.request(spec)).json())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import re
 from collections.abc import Mapping
@@ -16,8 +17,13 @@ PathOrUrl = str | Path
 SubtitleInput = str | Path | bytes | IO[bytes]
 #: The file name of subtitles given as bytes, or as a file without a name (the service tells the format from the content).
 UNNAMED_SUBTITLES = "subtitles"
-#: The extension field of more target languages, sent as one comma-separated string.
+#: The file name of a translation memory given as bytes (the service tells TMX, XLIFF, CSV and TSV apart by content).
+UNNAMED_MEMORY = "memory"
+#: The extension fields a form sends as one comma-separated string: more target languages, several glossaries.
 ADDITIONAL_TARGETS = "additional_target_langs"
+COMMA_JOINED = (ADDITIONAL_TARGETS, "glossary_ids")
+#: The extension field a form repeats, once per item.
+REPEATED = "instructions"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -33,28 +39,38 @@ def _upload(field: str, path: PathOrUrl) -> dict[str, FilePart]:
     return {field: (file_path.name, file_path, content_type)}
 
 
-def _subtitle_part(field: str, source: SubtitleInput) -> dict[str, FilePart]:
-    """A subtitle file part, under its file name: a path is read afresh on every attempt; bytes and an open file
-    are held whole (the service takes at most 2 MB), so a retried request sends the same content."""
+def _subtitle_part(field: str, source: SubtitleInput, unnamed: str = UNNAMED_SUBTITLES) -> dict[str, FilePart]:
+    """A subtitle (or memory) file part, under its file name: a path is read afresh on every attempt; bytes and an
+    open file are held whole (the service takes at most a few MB), so a retried request sends the same content."""
     if isinstance(source, (str, Path)):
         return _upload(field, source)
     if isinstance(source, (bytes, bytearray, memoryview)):
-        return {field: (UNNAMED_SUBTITLES, bytes(source), "application/octet-stream")}
+        return {field: (unnamed, bytes(source), "application/octet-stream")}
     data = source.read()
     name = getattr(source, "name", None)
-    filename = Path(name).name if isinstance(name, str) and Path(name).name else UNNAMED_SUBTITLES
+    filename = Path(name).name if isinstance(name, str) and Path(name).name else unnamed
     content = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     return {field: (filename, content, "application/octet-stream")}
 
 
-def _joined_targets(fields: Mapping[str, Any]) -> dict[str, Any]:
-    """``additional_target_langs`` as the service reads it: one comma-separated string (a list is joined, an empty one
-    left out; a string is sent as given)."""
+def _form(fields: Mapping[str, Any]) -> dict[str, str | list[str]]:
+    """A submission's form as the service reads it: ``additional_target_langs`` and ``glossary_ids`` as one
+    comma-separated string (a list is joined, an empty one left out; a string is sent as given), ``instructions``
+    as the field repeated once per instruction (a lone one that starts with ``[``: as a one-item JSON array, the
+    service's other form), the rest as :func:`form_fields` sends it."""
     joined = dict(fields)
-    value = joined.get(ADDITIONAL_TARGETS)
-    if value is not None and not isinstance(value, str):
-        joined[ADDITIONAL_TARGETS] = ",".join(value) or None
-    return joined
+    for name in COMMA_JOINED:
+        value = joined.get(name)
+        if value is not None and not isinstance(value, str):
+            joined[name] = ",".join(value) or None
+    repeated = joined.pop(REPEATED, None)
+    form: dict[str, str | list[str]] = dict(form_fields(joined))
+    items = [repeated] if isinstance(repeated, str) else [str(item) for item in repeated or ()]
+    if len(items) == 1 and items[0].lstrip().startswith("["):
+        form[REPEATED] = json.dumps(items, ensure_ascii=False)  # one value starting with "[" is read as a JSON array
+    elif items:
+        form[REPEATED] = items if len(items) > 1 else items[0]
+    return form
 
 
 def languages_spec(params: Mapping[str, Any], extra_headers: Mapping[str, str]) -> RequestSpec:
@@ -66,7 +82,7 @@ def video_translate_spec(
 ) -> RequestSpec:
     """``POST /v1/video/translate``: a streamed multipart upload, or a form with ``video_url``; either with the video's
     own subtitles as the ``subtitle_file`` part when given."""
-    form = form_fields(_joined_targets(fields))
+    form = _form(fields)
     subtitles = _subtitle_part("subtitle_file", subtitle_file) if subtitle_file is not None else {}
     if is_url(path_or_url):
         form["video_url"] = str(path_or_url)
@@ -78,7 +94,7 @@ def video_translate_spec(
 def subtitles_translate_spec(file: SubtitleInput, fields: Mapping[str, Any], idempotency_key: str | None = None) -> RequestSpec:
     """``POST /v1/subtitles/translate``: multipart with the subtitle file as ``file``; keyed like a video submission."""
     headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
-    form = form_fields(_joined_targets(fields))
+    form = _form(fields)
     return RequestSpec(
         "POST", "/v1/subtitles/translate", data=form, files=_subtitle_part("file", file), headers=headers, idempotent=True
     )
@@ -167,3 +183,36 @@ def download_targets(urls: Mapping[str, str], directory: Path) -> dict[str, Path
         taken.add(name)
         targets[kind] = directory / name
     return targets
+
+
+def memory_create_spec(
+    fields: Mapping[str, Any], entries: list[dict[str, Any]] | None, file: SubtitleInput | None
+) -> RequestSpec:
+    """``POST /v1/memories``: JSON with ``entries``, or a multipart form with the ``file`` part (TMX, XLIFF, CSV or TSV)
+    and the other fields; keyed, so a retry creates at most once."""
+    if file is not None:
+        form = form_fields(fields)
+        return RequestSpec("POST", "/v1/memories", data=form, files=_subtitle_part("file", file, UNNAMED_MEMORY), idempotent=True)
+    return RequestSpec("POST", "/v1/memories", json=drop_none({**fields, "entries": entries or []}), idempotent=True)
+
+
+def memory_list_spec(limit: int | None, cursor: str | None) -> RequestSpec:
+    return RequestSpec("GET", "/v1/memories", params=drop_none({"limit": limit, "cursor": cursor}))
+
+
+def memory_get_spec(memory_id: str, limit: int | None, cursor: str | None) -> RequestSpec:
+    """``GET /v1/memories/{memory_id}``: the record and one page of its entries."""
+    return RequestSpec("GET", f"/v1/memories/{memory_id}", params=drop_none({"limit": limit, "cursor": cursor}))
+
+
+def memory_entries_spec(memory_id: str, entries: list[dict[str, Any]], replace_all: bool) -> RequestSpec:
+    """``POST …/entries`` adds pairs or replaces those with the same source; ``PUT …/entries`` replaces them all."""
+    return RequestSpec("PUT" if replace_all else "POST", f"/v1/memories/{memory_id}/entries", json={"entries": entries})
+
+
+def memory_delete_entries_spec(memory_id: str, sources: list[str]) -> RequestSpec:
+    return RequestSpec("POST", f"/v1/memories/{memory_id}/entries/delete", json={"sources": sources})
+
+
+def memory_delete_spec(memory_id: str) -> RequestSpec:
+    return RequestSpec("DELETE", f"/v1/memories/{memory_id}")

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from mediatrans_client.models import SegmentEdit
+
+#: Extension fields that steer a translation (docs: "Steering a translation"): a context that is not translated,
+#: instructions, several glossaries, and a translation memory. Video and subtitle forms send ``instructions`` once
+#: per instruction and ``glossary_ids`` comma-joined; JSON bodies send both as lists.
+STEERING_FIELDS = ("context", "instructions", "glossary_ids", "memory_id")
 
 #: Field names of each request body, in contract order; the endpoint groups take each as a keyword
 #: argument of the same name (the sample and video file travel as their own argument).
@@ -37,6 +44,7 @@ VIDEO_FIELDS = (
     "start_time",
     "end_time",
     "additional_target_langs",  # extension: more target languages, a task each
+    *STEERING_FIELDS,
 )
 #: The fields of a subtitle file's translation (``POST /v1/subtitles/translate``): the submission's that need no video.
 SUBTITLE_FIELDS = (
@@ -59,6 +67,7 @@ SUBTITLE_FIELDS = (
     "subtitle_max_duration",
     "subtitle_preset",
     "profanity_filter",
+    *STEERING_FIELDS,
 )
 #: The output choices a revision may change (``POST /v1/video/task/{id}/revise``); the others stay the parent's.
 REVISE_FIELDS = (
@@ -82,11 +91,23 @@ REVISE_FIELDS = (
 )
 #: The fields of an added language (``POST /v1/video/task/{id}/translations``): the target, and every output choice of
 #: a submission; an omitted one is the parent's, except ``glossary_id``, ``callback_url`` and the layout limits.
-ADD_LANGUAGE_FIELDS = ("target_lang", *REVISE_FIELDS, "engine", "glossary_id", "profanity_filter")
+ADD_LANGUAGE_FIELDS = ("target_lang", *REVISE_FIELDS, "engine", "glossary_id", "profanity_filter", *STEERING_FIELDS)
+#: The body of a revision besides its ``segments``: the output choices, and the memory a ``translation`` edit is added to.
+REVISION_FIELDS = (*REVISE_FIELDS, "memory_id")
 VOICE_CLONE_FIELDS = ("voice_name", "lang", "description", "enhance_quality", "noise_reduction", "gender", "callback_url")
 TTS_FIELDS = ("text", "voice", "lang", "gender", "emotion", "emotion_intensity", "speed", "output_format")
 GRAMMAR_FIELDS = ("text", "lang", "auto_correct", "check_types", "severity", "disable_rules", "domain")
-GAME_FIELDS = ("text", "content_type", "source_lang", "target_langs", "genre", "max_length", "tone", "glossary_id")
+GAME_FIELDS = (
+    "text",
+    "content_type",
+    "source_lang",
+    "target_langs",
+    "genre",
+    "max_length",
+    "tone",
+    "glossary_id",
+    *STEERING_FIELDS,
+)
 
 
 def request_fields(arguments: Mapping[str, Any], names: tuple[str, ...], extra: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -106,3 +127,31 @@ def segment_edits(edits: Iterable[SegmentEdit | Mapping[str, Any]]) -> list[dict
     """
     records = (edit if isinstance(edit, SegmentEdit) else SegmentEdit.model_validate(edit) for edit in edits)
     return [record.model_dump(mode="json", exclude_none=True) for record in records]
+
+
+#: Translation-memory pairs as the memory methods take them: ``(source, target)`` tuples, dicts with ``source`` and
+#: ``target`` (other keys are sent as given), :class:`~mediatrans_client.models.MemoryEntry` records, or one mapping
+#: ``{source: target}``.
+MemoryPairs = Iterable[tuple[str, str] | Sequence[str] | Mapping[str, Any] | BaseModel] | Mapping[str, str]
+
+
+def memory_entries(entries: MemoryPairs) -> list[dict[str, Any]]:
+    """The ``entries`` of a memory request: ``[{"source": ..., "target": ...}, ...]`` in the order given.
+
+    Raises ``ValueError`` for an item that is not a pair (or a dict without ``source`` and ``target``).
+    """
+    if isinstance(entries, Mapping):
+        return [{"source": source, "target": target} for source, target in entries.items()]
+    out: list[dict[str, Any]] = []
+    for position, item in enumerate(entries, 1):
+        if isinstance(item, BaseModel):
+            item = item.model_dump(mode="json", exclude_none=True)
+        if isinstance(item, Mapping):
+            if "source" not in item or "target" not in item:
+                raise ValueError(f"memory entry {position}: needs 'source' and 'target'")
+            out.append(dict(item))
+        elif isinstance(item, Sequence) and not isinstance(item, (str, bytes)) and len(item) == 2:
+            out.append({"source": item[0], "target": item[1]})
+        else:
+            raise ValueError(f"memory entry {position}: expected a (source, target) pair or a dict, got {item!r}")
+    return out

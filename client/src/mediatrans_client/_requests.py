@@ -84,7 +84,7 @@ class RequestSpec:
     url: str
     params: Mapping[str, Any] | None = None
     json: Any = None
-    data: Mapping[str, str] | None = None
+    data: Mapping[str, str | list[str]] | None = None  # a list: the field repeated once per item
     files: Mapping[str, FilePart] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     idempotent: bool = False

@@ -15,7 +15,7 @@ from mediatrans_client import _endpoints as ep
 from mediatrans_client._chunks import body_chunks, write_chunks
 from mediatrans_client._fields import (
     ADD_LANGUAGE_FIELDS,
-    REVISE_FIELDS,
+    REVISION_FIELDS,
     SUBTITLE_FIELDS,
     VIDEO_FIELDS,
     VOICE_CLONE_FIELDS,
@@ -90,6 +90,10 @@ class Video:
         start_time: float | None = None,
         end_time: float | None = None,
         additional_target_langs: Sequence[str] | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         subtitle_file: ep.SubtitleInput | None = None,
         extra: Mapping[str, Any] | None = None,
         wait: bool = False,
@@ -103,7 +107,8 @@ class Video:
         ``additional_target_langs`` (at most 10 more languages, sent comma-joined) makes a task per language,
         listed in the answer's ``additional_tasks``; ``subtitle_file`` (a path, bytes or a binary file: the
         video's own source-language subtitles, or a transcript JSON of this service) is used instead of speech
-        recognition. With ``wait=True`` the finished main task is returned (see :meth:`wait`), still listing
+        recognition. ``context``, ``instructions``, ``glossary_ids`` and ``memory_id`` steer the translation (sent only
+        when given). With ``wait=True`` the finished main task is returned (see :meth:`wait`), still listing
         ``additional_tasks``: those are not waited for (``wait`` on each ``task_id``).
         """
         spec = ep.video_translate_spec(path_or_url, request_fields(locals(), VIDEO_FIELDS, extra), subtitle_file)
@@ -172,6 +177,7 @@ class Video:
         dubbing_speed: float | None = None,
         dubbing_bg_music: float | None = None,
         callback_url: str | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = False,
@@ -183,12 +189,13 @@ class Video:
 
         ``edits``: :class:`SegmentEdit` s or dicts (``id`` and any of ``source``, ``translation``,
         ``speaker``, ``start``, ``end``). The keyword arguments up to ``callback_url`` are the output
-        choices a revision may change; ``None`` keeps the parent's. ``idempotency_key``: the request's key
+        choices a revision may change; ``None`` keeps the parent's. ``memory_id``: a translation memory each
+        ``translation`` edit is added to (extension). ``idempotency_key``: the request's key
         (default: a fresh one, the same on every retry). The new task is polled and downloaded like any
         other (its record names ``parent_task_id`` and ``revision``); with ``wait=True`` it is returned
         finished (see :meth:`wait`).
         """
-        body = {"segments": segment_edits(edits), **request_fields(locals(), REVISE_FIELDS, extra)}
+        body = {"segments": segment_edits(edits), **request_fields(locals(), REVISION_FIELDS, extra)}
         task = Task.model_validate(self._transport.request(ep.video_revise_spec(task_id, body, idempotency_key)).json())
         if not wait:
             return task
@@ -219,6 +226,10 @@ class Video:
         engine: Engine | None = None,
         glossary_id: str | None = None,
         profanity_filter: bool | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = False,
@@ -230,10 +241,11 @@ class Video:
 
         The keyword arguments up to ``profanity_filter`` are the output choices of a submission; ``None``
         keeps the parent's, except ``glossary_id`` and ``callback_url`` (none unless given) and
-        ``max_subtitle_length`` / ``subtitle_max_duration`` (the new language's preset unless given).
-        ``idempotency_key``: the request's key (default: a fresh one, the same on every retry). The new task
-        is polled and downloaded like any other (its record names ``parent_task_id``; the answer also
-        ``target_lang``); with ``wait=True`` it is returned finished (see :meth:`wait`).
+        ``max_subtitle_length`` / ``subtitle_max_duration`` (the new language's preset unless given); the steering
+        fields ``context`` … ``memory_id`` are sent only when given. ``idempotency_key``: the
+        request's key (default: a fresh one, the same on every retry). The new task is polled and downloaded like any
+        other (its record names ``parent_task_id``; the answer also ``target_lang``); with ``wait=True`` it is returned
+        finished (see :meth:`wait`).
         """
         spec = ep.video_add_language_spec(task_id, request_fields(locals(), ADD_LANGUAGE_FIELDS, extra), idempotency_key)
         task = Task.model_validate(self._transport.request(spec).json())
@@ -290,6 +302,10 @@ class Subtitles:
         subtitle_max_duration: float | None = None,
         subtitle_preset: SubtitlePreset | None = None,
         profanity_filter: bool | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
         wait: bool = False,
@@ -302,7 +318,7 @@ class Subtitles:
         ``file``: a path, bytes or a binary file open for reading. ``source_lang``: ``None`` (or ``auto``) has
         the service tell it from the text. ``additional_target_langs``: at most 10 more languages (sent
         comma-joined), a task each, listed in the answer's ``additional_tasks``. The other keyword arguments up to
-        ``profanity_filter`` are the output choices of a video submission (``burned_video`` aside).
+        ``memory_id`` are the output choices and steering fields of a video submission (``burned_video`` aside).
         ``idempotency_key``: the request's key (default: a fresh one, the same on every retry). With ``wait=True``
         the finished main task is returned (see :meth:`Video.wait`), still listing ``additional_tasks``, which are
         not waited for.

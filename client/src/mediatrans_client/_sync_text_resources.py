@@ -118,8 +118,16 @@ class Game:
         max_length: int | None = None,
         tone: Tone | None = None,
         glossary_id: str | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> LocalizationResult:
-        """Translate game text into every target at once; fields of contract 4.9 (``glossary_id``: extension)."""
+        """Translate game text into every target at once; fields of contract 4.9.
+
+        Extensions: ``glossary_id``, and the steering fields ``context`` (not translated), ``instructions``,
+        ``glossary_ids`` and ``memory_id`` (lines answered from the memory are listed in ``from_memory``).
+        """
         spec = ep.game_spec(request_fields(locals(), GAME_FIELDS, extra))
         return LocalizationResult.model_validate(self._transport.request(spec).json())

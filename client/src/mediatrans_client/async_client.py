@@ -9,6 +9,7 @@ import httpx
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._async_resources import AsyncGame, AsyncGrammar, AsyncSpeech, AsyncSubtitles, AsyncVideo, AsyncVoices
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
+from mediatrans_client._memory_resources import AsyncMemories
 from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
 from mediatrans_client._transport import AsyncTransport
@@ -39,6 +40,7 @@ class AsyncClient:
         self.tts = AsyncSpeech(self._transport)
         self.grammar = AsyncGrammar(self._transport)
         self.game = AsyncGame(self._transport)
+        self.memories = AsyncMemories(self._transport)
 
     async def languages(
         self,

@@ -8,6 +8,7 @@ import httpx
 
 from mediatrans_client import _endpoints as ep
 from mediatrans_client._language_cache import LANGUAGE_CACHE_TTL_S, LanguageCache
+from mediatrans_client._memory_resources import Memories
 from mediatrans_client._rate_limit import RateLimit
 from mediatrans_client._requests import DEFAULT_TIMEOUT_S, ClientSettings, drop_none
 from mediatrans_client._sync_resources import Game, Grammar, Speech, Subtitles, Video, Voices
@@ -50,6 +51,7 @@ class Client:
         self.tts = Speech(self._transport)
         self.grammar = Grammar(self._transport)
         self.game = Game(self._transport)
+        self.memories = Memories(self._transport)
 
     def languages(
         self,

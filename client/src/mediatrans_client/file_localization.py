@@ -42,6 +42,10 @@ class Localizer(Protocol):
         max_length: int | None = None,
         tone: Tone | None = None,
         glossary_id: str | None = None,
+        context: str | None = None,
+        instructions: Sequence[str] | None = None,
+        glossary_ids: Sequence[str] | None = None,
+        memory_id: str | None = None,
     ) -> LocalizationResult: ...
 
 
@@ -79,6 +83,7 @@ class LocalizationReport:
     shortened: list[LengthHit] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (key, reason)
     failed: dict[str, MediatransError] = field(default_factory=dict)  # target -> why the service refused it
+    from_memory: dict[str, int] = field(default_factory=dict)  # target -> texts answered from the memory (memory_id)
 
     @property
     def succeeded(self) -> list[str]:
@@ -180,6 +185,7 @@ class FileLocalizer:
         report.failed = dict(self._targets.refused)
         for lang in report.failed:
             report.translations.pop(lang, None)
+            report.from_memory.pop(lang, None)
         skipped = {key for key, _ in report.skipped}
         for entry in catalog.entries:
             if entry.translatable and entry.key not in skipped:
@@ -220,6 +226,7 @@ class FileLocalizer:
             done[batch[0]] = {lang: result.translations.get(lang, batch[0].text) for lang in targets}
             for lang in result.shortened or []:
                 shortened.add((batch[0], lang))
+            self._count_memory(batch, result, targets, report)
             return
         split = {lang: result.translations.get(lang, "").split("\n") for lang in targets}
         if any(len(lines) != sum(s.lines for s in batch) for lines in split.values()):
@@ -230,6 +237,22 @@ class FileLocalizer:
         for segment in batch:
             done[segment] = {lang: "\n".join(lines[start : start + segment.lines]) for lang, lines in split.items()}
             start += segment.lines
+        self._count_memory(batch, result, targets, report)
+
+    def _count_memory(
+        self, batch: list[Segment], result: LocalizationResult, targets: list[str], report: LocalizationReport
+    ) -> None:
+        """Count, per target, the texts of ``batch`` whose every line the service answered from the memory."""
+        for lang in targets:
+            answered = set((result.from_memory or {}).get(lang) or [])
+            if not answered:
+                continue
+            start, hits = 0, 0
+            for segment in batch:
+                hits += all(line in answered for line in range(start, start + segment.lines))
+                start += segment.lines
+            with self._lock:
+                report.from_memory[lang] = report.from_memory.get(lang, 0) + hits
 
     def _collect(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 FINAL_TASK_STATES = frozenset({"completed", "failed", "expired"})
 
@@ -194,6 +194,8 @@ class LocalizationResult(ApiModel):
     genre: str | None = None
     tone: str | None = None
     shortened: list[str] | None = None  # extension: targets cut to fit max_length
+    #: extension: per target, the indices of the text's lines answered from the request's ``memory_id`` verbatim
+    from_memory: dict[str, list[int]] | None = None
 
 
 class NativeVoice(ApiModel):
@@ -223,3 +225,61 @@ class AccountInfo(ApiModel):
     quotas: dict[str, int] = {}
     usage: dict[str, int] = {}
     period: str | None = None
+
+
+class MemoryEntry(ApiModel):
+    """One pair of a translation memory: a source segment and its approved translation."""
+
+    source: str
+    target: str
+
+
+class Memory(ApiModel):
+    """A translation memory (extension, ``/v1/memories``): approved pairs of one language pair.
+
+    ``entries`` and ``next_cursor`` (the cursor of the next page of entries) come only with ``memories.get``.
+    """
+
+    memory_id: str
+    name: str | None = None
+    description: str | None = None
+    source_lang: str | None = None
+    target_lang: str | None = None
+    entry_count: int | None = None
+    revision: int | None = None  # grows by one with every change of the entries
+    bytes: int | None = None  # stored size, as the account's memory caps count it
+    created_at: str | None = None
+    updated_at: str | None = None
+    entries: list[MemoryEntry] | None = None
+    next_cursor: str | None = Field(None, validation_alias=AliasChoices("next_cursor", "entries_next_cursor"))
+
+
+class MemoryList(ApiModel):
+    """``GET /v1/memories``: one page of the account's memories (without their entries)."""
+
+    memories: list[Memory]
+    total: int | None = None
+    next_cursor: str | None = None
+
+
+class MemoryEntriesResult(ApiModel):
+    """The answer of a change to a memory's entries: the counts the service gives (``added``, ``replaced``,
+    ``unchanged``; or ``deleted``) and the record.
+
+    ``memory`` is the record whether the service nests it, sends its fields beside the counts, or sends it alone
+    (replacing every entry).
+    """
+
+    added: int | None = None
+    replaced: int | None = None
+    unchanged: int | None = None
+    deleted: int | None = None
+    memory: Memory | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest_the_record(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "memory" not in data and "memory_id" in data:
+            counts = {"added", "replaced", "unchanged", "deleted"}
+            return {**data, "memory": {k: v for k, v in data.items() if k not in counts}}
+        return data

@@ -13,6 +13,8 @@ from mediatrans_client.models import (
     GrammarResult,
     LanguageList,
     LocalizationResult,
+    Memory,
+    MemoryList,
     NativeVoiceList,
     Task,
     Transcript,
@@ -37,6 +39,8 @@ OPERATIONS: list[tuple[type[BaseModel], str, str]] = [
     (Voice, "get", "/v1/voice/clone/{voice_id}"),
     (VoiceList, "get", "/v1/voice/clone"),
     (NativeVoiceList, "get", "/v1/tts/voices"),
+    (Memory, "get", "/v1/memories/{memory_id}"),
+    (MemoryList, "get", "/v1/memories"),
 ]
 
 _JSON_TYPES = {"string", "integer", "number", "boolean", "array", "object"}

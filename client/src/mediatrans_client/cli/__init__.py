@@ -5,6 +5,7 @@ from mediatrans_client.cli import (  # noqa: F401  (they register subcommands)
     commands,
     game_command,
     grammar_command,
+    memory_commands,
     revision_commands,
     subtitle_commands,
     video_commands,

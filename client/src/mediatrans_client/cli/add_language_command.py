@@ -23,6 +23,7 @@ from mediatrans_client.cli.language_tasks import (
     target_languages,
 )
 from mediatrans_client.cli.revision_commands import output_choices, revise_options
+from mediatrans_client.cli.steering import steering_fields, steering_options
 from mediatrans_client.cli.video_commands import PRESETS, follow_options, video
 from mediatrans_client.errors import InvalidRequestError, MediatransError
 from mediatrans_client.types import DubbingVoice, Engine, OutputFormat, SubtitlePreset
@@ -77,7 +78,7 @@ def _report_none_added(session: Session, added: list[LanguageTask]) -> int:
 )
 @revise_options
 @click.option("--engine", type=click.Choice(("standard", "professional")), help="Translation engine (default: the parent's).")
-@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary for the new language pair (default: none).")
+@steering_options("Glossary for the new language pair, none unless given")
 @click.option("--preset", "subtitle_preset", type=click.Choice(PRESETS), help="Timed-text preset (default: the parent's).")
 @follow_options
 @pass_session
@@ -93,7 +94,10 @@ def add_language(
     callback_url: str | None,
     extra: tuple[str, ...],
     engine: Engine | None,
-    glossary_id: str | None,
+    context: str | None,
+    instructions: tuple[str, ...],
+    glossaries: tuple[str, ...],
+    memory_id: str | None,
     subtitle_preset: SubtitlePreset | None,
     wait: bool,
     out: Path | None,
@@ -113,7 +117,7 @@ def add_language(
     choices = {
         **output_choices(output_format, bilingual, dub, dubbing_voice, callback_url),
         "engine": engine,
-        "glossary_id": glossary_id,
+        **steering_fields(context, instructions, glossaries, memory_id),
         "subtitle_preset": subtitle_preset,
         "extra": parse_fields(extra),
     }

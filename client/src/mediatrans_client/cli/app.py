@@ -87,7 +87,7 @@ def cli(
     retries: int,
     as_json: bool,
 ) -> None:
-    """Client of the media-translation API: video subtitles and dubbing, voices, TTS, grammar, game text."""
+    """Client of the media-translation API: video subtitles and dubbing, voices, TTS, grammar, game text, memories."""
     try:
         settings = config.resolve(base_url, token, timeout, profile)
     except config.ConfigError as exc:

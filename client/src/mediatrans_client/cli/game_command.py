@@ -12,6 +12,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
+from mediatrans_client.cli.steering import steering_fields, steering_options
 from mediatrans_client.file_localization import MAX_REQUEST_CHARS, FileLocalizer, LocalizationReport
 from mediatrans_client.l10n import UnsupportedFileError, load
 from mediatrans_client.types import ContentType, Tone
@@ -41,7 +42,7 @@ def _targets(value: str) -> list[str]:
 @click.option("--genre", metavar="GENRE", help="rpg, fps, moba, casual, strategy, ...")
 @click.option("--tone", type=click.Choice(TONES))
 @click.option("--max-length", type=click.IntRange(1, MAX_REQUEST_CHARS), help="Limit for strings the file gives none.")
-@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary whose terms are enforced.")
+@steering_options("Glossary whose terms are enforced")
 @click.option("--batch-chars", type=click.IntRange(1, MAX_REQUEST_CHARS), default=MAX_REQUEST_CHARS, show_default=True)
 @click.option("--concurrency", type=click.IntRange(1, 16), default=4, show_default=True, help="Requests in flight.")
 @click.option("--dry-run", is_flag=True, help="Read the file and print the plan (requests, billed characters); send nothing.")
@@ -57,7 +58,10 @@ def localize(
     genre: str | None,
     tone: Tone | None,
     max_length: int | None,
-    glossary_id: str | None,
+    context: str | None,
+    instructions: tuple[str, ...],
+    glossaries: tuple[str, ...],
+    memory_id: str | None,
     batch_chars: int,
     concurrency: int,
     dry_run: bool,
@@ -68,8 +72,9 @@ def localize(
     mediatrans game localize strings.po --from en --to es,fr,de --genre rpg --tone epic -o out/
 
     Keys, comments, plural forms and untranslatable flags are kept; strings cut to fit a
-    max_length are listed at the end. A target the service refuses (unsupported language) is
-    reported on stderr and the others are still written: exit 11 then; exit 5 when none is served.
+    max_length are listed at the end, and with --memory how many texts the memory answered.
+    A target the service refuses (unsupported language) is reported on stderr and the others
+    are still written: exit 11 then; exit 5 when none is served.
     """
     target_langs = _targets(targets)
     try:
@@ -86,7 +91,7 @@ def localize(
         concurrency=concurrency,
         genre=genre,
         tone=tone,
-        glossary_id=glossary_id,
+        **steering_fields(context, instructions, glossaries, memory_id),
     )
     if dry_run:
         _print_plan(session, catalog, localizer)
@@ -175,6 +180,7 @@ def _print_report(session: Session, report: LocalizationReport, files: list[Path
                 "targets": report.succeeded,
                 "failed": _failures(report),
                 "shortened": hits,
+                "from_memory": report.from_memory,
                 "skipped": [{"key": key, "reason": reason} for key, reason in report.skipped],
             }
         )
@@ -185,6 +191,9 @@ def _print_report(session: Session, report: LocalizationReport, files: list[Path
         f"{report.strings} strings ({report.untranslatable} untranslatable kept) in {report.requests} requests, "
         f"{report.characters:,} characters x {len(report.succeeded)} languages"
     )
+    if report.from_memory:
+        counts = ", ".join(f"{lang} {n}" for lang, n in report.from_memory.items())
+        output.note(f"texts answered from the memory: {counts}")
     if hits:
         output.note(f"{len(hits)} translation(s) cut to fit max_length:")
         for hit in hits:

@@ -113,6 +113,7 @@ def transcript(session: Session, task_id: str, out: Path | None) -> None:
 @click.argument("task_id")
 @click.argument("edits_file", metavar="EDITS.json", type=click.File("r", encoding="utf-8"))
 @revise_options
+@click.option("--memory", "memory_id", metavar="ID", help="Translation memory each changed translation is added to.")
 @follow_options
 @pass_session
 @handles_errors
@@ -126,6 +127,7 @@ def revise(
     dubbing_voice: DubbingVoice | None,
     callback_url: str | None,
     extra: tuple[str, ...],
+    memory_id: str | None,
     wait: bool,
     out: Path | None,
     poll_interval: float,
@@ -135,7 +137,8 @@ def revise(
 
     EDITS.json ('-': stdin) is a list of edits, [{"id": "s3", "translation": "..."}, ...] (each an id and any
     of source, translation, speaker, start, end), or an object {"segments": [...], "output_format": ...}
-    whose output choices the options given here override.
+    whose output choices the options given here override. --memory adds each edited translation to that
+    translation memory, so later tasks reuse the correction.
 
     \b
     mediatrans video revise TASK_ID edits.json --format all --wait --out ./subs
@@ -146,7 +149,7 @@ def revise(
         raise click.BadParameter(str(exc), param_hint="EDITS.json") from None
     if not edits:
         raise click.BadParameter("no edits in the file", param_hint="EDITS.json")
-    given = output_choices(output_format, bilingual, dub, dubbing_voice, callback_url)
+    given = output_choices(output_format, bilingual, dub, dubbing_voice, callback_url) | {"memory_id": memory_id}
     task = _revise(session, task_id, edits, given, extra, file_choices)
     _show(session, task, wait, out, poll_interval, wait_timeout)
 
@@ -155,6 +158,7 @@ def revise(
 @click.argument("task_id")
 @click.option("--editor", metavar="CMD", help="Editor command (default: $VISUAL, then $EDITOR, then vi).")
 @revise_options
+@click.option("--memory", "memory_id", metavar="ID", help="Translation memory each changed translation is added to.")
 @follow_options
 @pass_session
 @handles_errors
@@ -168,6 +172,7 @@ def edit(
     dubbing_voice: DubbingVoice | None,
     callback_url: str | None,
     extra: tuple[str, ...],
+    memory_id: str | None,
     wait: bool,
     out: Path | None,
     poll_interval: float,
@@ -205,7 +210,7 @@ def edit(
             else:
                 output.note("nothing changed")
             return
-        given = output_choices(output_format, bilingual, dub, dubbing_voice, callback_url)
+        given = output_choices(output_format, bilingual, dub, dubbing_voice, callback_url) | {"memory_id": memory_id}
         task = _revise(session, task_id, edits, given, extra)
         keep = False
     finally:

@@ -10,6 +10,7 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, cli, handles_errors, pass_session
 from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.cli.language_tasks import MAX_TARGETS, show_submission, target_languages
+from mediatrans_client.cli.steering import steering_fields, steering_options
 from mediatrans_client.cli.video_commands import PRESETS, follow_options
 from mediatrans_client.types import Engine, SubtitleFormat, SubtitlePreset
 
@@ -35,7 +36,7 @@ def subtitles() -> None:
 @click.option("--format", "output_format", type=click.Choice(SUBTITLE_FORMATS), default="srt", show_default=True)
 @click.option("--bilingual", is_flag=True, help="Source and translation in every cue.")
 @click.option("--engine", type=click.Choice(("standard", "professional")), help="Translation engine.")
-@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary for consistent terms (the first --to language's).")
+@steering_options("Glossary for consistent terms, of the first --to language's pair")
 @click.option("--callback-url", metavar="URL", help="Receives a signed POST when each task ends.")
 @click.option(
     "--preset", "subtitle_preset", type=click.Choice(PRESETS), help="Timed-text preset (default standard: per language)."
@@ -57,7 +58,10 @@ def translate(
     output_format: SubtitleFormat,
     bilingual: bool,
     engine: Engine | None,
-    glossary_id: str | None,
+    context: str | None,
+    instructions: tuple[str, ...],
+    glossaries: tuple[str, ...],
+    memory_id: str | None,
     callback_url: str | None,
     subtitle_preset: SubtitlePreset | None,
     max_subtitle_length: int | None,
@@ -89,7 +93,7 @@ def translate(
         output_format=output_format,
         bilingual=bilingual or None,
         engine=engine,
-        glossary_id=glossary_id,
+        **steering_fields(context, instructions, glossaries, memory_id),
         callback_url=callback_url,
         subtitle_preset=subtitle_preset,
         max_subtitle_length=max_subtitle_length,

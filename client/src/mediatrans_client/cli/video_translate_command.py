@@ -10,6 +10,7 @@ from mediatrans_client.cli import output
 from mediatrans_client.cli.app import Session, handles_errors, pass_session
 from mediatrans_client.cli.fields import parse_fields
 from mediatrans_client.cli.language_tasks import MAX_TARGETS, show_submission, target_languages
+from mediatrans_client.cli.steering import steering_fields, steering_options
 from mediatrans_client.cli.video_commands import FORMATS, PRESETS, VOICES, follow_options, video
 from mediatrans_client.types import DubbingVoice, Engine, OutputFormat, SubtitlePreset
 
@@ -27,7 +28,7 @@ from mediatrans_client.types import DubbingVoice, Engine, OutputFormat, Subtitle
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="srt", show_default=True)
 @click.option("--bilingual", is_flag=True, help="Source and translation in every cue.")
 @click.option("--engine", type=click.Choice(("standard", "professional")), help="Translation engine.")
-@click.option("--glossary", "glossary_id", metavar="ID", help="Glossary for consistent terms (the first --to language's).")
+@steering_options("Glossary for consistent terms, of the first --to language's pair")
 @click.option("--speakers", "diarize", is_flag=True, help="Label speakers ([Speaker 1], ...).")
 @click.option("--speaker-count", type=click.IntRange(1, 20), help="Expected number of speakers.")
 @click.option("--dub", is_flag=True, help="Replace the audio with synthesized speech of the translation.")
@@ -54,7 +55,10 @@ def translate(
     output_format: OutputFormat,
     bilingual: bool,
     engine: Engine | None,
-    glossary_id: str | None,
+    context: str | None,
+    instructions: tuple[str, ...],
+    glossaries: tuple[str, ...],
+    memory_id: str | None,
     diarize: bool,
     speaker_count: int | None,
     dub: bool,
@@ -77,6 +81,7 @@ def translate(
     \b
     mediatrans video translate talk.mp4 --to es --format all --wait --out ./subs
     mediatrans video translate talk.mp4 --to es,fr,de --subtitles talk.en.srt --out ./subs
+    mediatrans video translate trailer.mp4 --to es --context "Fantasy RPG trailer" --instruction "Use informal tú" --memory ID
     """
     if not source.startswith(("http://", "https://")) and not Path(source).is_file():
         raise click.BadParameter(f"no such file: {source}", param_hint="FILE_OR_URL")
@@ -92,7 +97,7 @@ def translate(
         output_format=output_format,
         bilingual=bilingual or None,
         engine=engine,
-        glossary_id=glossary_id,
+        **steering_fields(context, instructions, glossaries, memory_id),
         enable_diarization=diarize or None,
         speaker_count=speaker_count,
         enable_dubbing=dub or None,
