@@ -2,7 +2,10 @@
 
 * **Precision**: the share of correct sentences (``tests/data/grammar/clean_scoring.yaml``, held
   out: no rule or filter is tuned on it) that get an issue at the default severity (``warning``),
-  per language and per engine, and for the merged answer of the configured engines.
+  per language and per engine, and for the merged answer of the configured engines. Sentences of a
+  regional variant (``pt-BR``, ``en-GB``) are checked twice: given as the variant, and given as the
+  bare language (``pt``: the variant is then read from the text, else the default one), with the
+  variant that was chosen counted.
 * **Recall**: the share of planted errors (``tests/data/grammar/planted.yaml``) whose span an issue
   covers (overlaps), per language and per engine, for the merged answer at the default severity and
   at ``severity: info`` (style and wordiness issues are ``info``).
@@ -31,6 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engines.grammar import precision  # noqa: E402
+
+try:  # the tool also scores a checkout from before regional variants (a before/after comparison)
+    from engines.grammar import variants
+except ImportError:  # pragma: no cover
+    variants = None  # type: ignore[assignment]
 from engines.grammar.checker import SPELLING_ENGINES, GrammarChecker, GrammarRequest  # noqa: E402
 from engines.grammar.types import CheckOptions, Issue  # noqa: E402
 from engines.registry import create_engine  # noqa: E402
@@ -38,12 +46,15 @@ from engines.registry import create_engine  # noqa: E402
 DATA = ROOT / "tests" / "data" / "grammar"
 
 
-def engines(extra: list[str], skip: list[str]) -> list[Any]:
+def engines(extra: list[str], skip: list[str], timeout_s: float | None = None) -> list[Any]:
     args = yaml.safe_load((ROOT / "configs" / "local.yaml").read_text())["applications"][0]["args"]
     specs = leave_out([*args["grammar"]["engines"], *({"engine": name} for name in extra)], skip)
     started = []
     for spec in specs:
-        engine = create_engine(spec["engine"], spec.get("options"))
+        options = dict(spec.get("options") or {})
+        if timeout_s and spec["engine"] == "languagetool":  # a busy machine loads a language slower
+            options["timeout_s"] = timeout_s
+        engine = create_engine(spec["engine"], options)
         engine.start()
         started.append(engine)
     return started
@@ -56,6 +67,11 @@ def covers(issue: Issue, start: int, end: int) -> bool:
 def raw(engine: Any, text: str, lang: str) -> list[Issue]:
     """One engine's issues after the rule and name demotions (alone, it has no second speller to agree)."""
     return precision.apply(engine.check(text, CheckOptions(lang)), text, lang)
+
+
+def resolved(lang: str, text: str) -> str:
+    """The code the engines check ``text`` in when asked for ``lang`` (``pt`` → ``pt-BR`` or ``pt-PT``)."""
+    return variants.resolve(lang, text) if variants is not None else lang
 
 
 def leave_out(specs: list[dict[str, Any]], skip: list[str]) -> list[dict[str, Any]]:
@@ -81,7 +97,7 @@ def calibrate(started: list[Any]) -> None:
             for engine in started:
                 if not serves(engine, lang):
                     continue
-                for issue in engine.check(text, CheckOptions(lang)):
+                for issue in engine.check(text, CheckOptions(resolved(lang, text))):
                     found.append(issue)
                     if issue.severity != "info" and issue.type != "spelling":
                         demote[lang].add(issue.rule_id)
@@ -114,26 +130,42 @@ def score(started: list[Any]) -> None:
     checker = GrammarChecker(started, chunk_chars=2000, workers=2)
     clean = yaml.safe_load((DATA / "clean_scoring.yaml").read_text(encoding="utf-8"))
     planted = yaml.safe_load((DATA / "planted.yaml").read_text(encoding="utf-8"))
-    print("## Precision: correct sentences flagged at the default severity (clean_scoring.yaml)\n")
-    print("| lang | sentences | merged | " + " | ".join(e.name for e in started) + " |")
-    print("|---|---:|---:|" + "---:|" * len(started))
-    total = flagged_total = 0
+    rows = []  # (label, sentences, language asked for, the variant expected when it is a variant's row)
     for lang, sentences in clean.items():
+        rows.append((lang, sentences, lang, None))
+        base = lang.split("-")[0]
+        if base != lang and (variants is None or variants.has_variants(base)):
+            rows.append((f"{lang} as {base}", sentences, base, lang))
+    print("## Precision: correct sentences flagged at the default severity (clean_scoring.yaml)\n")
+    print("| lang | sentences | merged | " + " | ".join(e.name for e in started) + " | checked in |")
+    print("|---|---:|---:|" + "---:|" * len(started) + "---|")
+    total = flagged_total = 0
+    for label, sentences, lang, expected in rows:
         merged = 0
         per_engine = collections.Counter()
+        chosen: collections.Counter[str] = collections.Counter()
         for text in sentences:
             result = checker.check(GrammarRequest(text=text, lang=lang))
+            chosen[getattr(result, "variant", None) or lang] += 1
             merged += bool(result.issues)
             for issue in result.issues:
-                print(f"    flagged {lang} {issue.engine} {issue.rule_id}: {text[issue.offset : issue.end]!r}", file=sys.stderr)
+                print(f"    flagged {label} {issue.engine} {issue.rule_id}: {text[issue.offset : issue.end]!r}", file=sys.stderr)
             for engine in started:
-                if serves(engine, lang) and any(i.severity != "info" for i in raw(engine, text, lang)):
+                code = resolved(lang, text)
+                if serves(engine, code) and any(i.severity != "info" for i in raw(engine, text, code)):
                     per_engine[engine.name] += 1
         total += len(sentences)
         flagged_total += merged
         cells = [f"{per_engine[e.name]}" if serves(e, lang) else "—" for e in started]
-        print(f"| {lang} | {len(sentences)} | {merged} ({100 * merged / len(sentences):.1f}%) | " + " | ".join(cells) + " |")
-    print(f"| **all** | {total} | **{flagged_total} ({100 * flagged_total / total:.1f}%)** |" + " |" * len(started))
+        variants_used = ", ".join(f"{code} {n}" for code, n in sorted(chosen.items()))
+        if expected:
+            variants_used += f" (right variant: {chosen[expected]} of {len(sentences)})"
+        print(
+            f"| {label} | {len(sentences)} | {merged} ({100 * merged / len(sentences):.1f}%) | "
+            + " | ".join(cells)
+            + f" | {variants_used} |"
+        )
+    print(f"| **all** | {total} | **{flagged_total} ({100 * flagged_total / total:.1f}%)** |" + " |" * (len(started) + 1))
 
     print("\n## Recall: planted errors whose span an issue covers (planted.yaml)\n")
     print("| lang | errors | merged (warning) | merged (info) | " + " | ".join(e.name for e in started) + " |")
@@ -156,7 +188,9 @@ def score(started: list[Any]) -> None:
             if not hit_info:
                 print(f"    missed {lang} {item['type']}: {item['wrong']!r} in {item['text']!r}", file=sys.stderr)
             for engine in started:
-                if serves(engine, lang) and any(covers(i, start, end) for i in raw(engine, item["text"], lang)):
+                if serves(engine, lang) and any(
+                    covers(i, start, end) for i in raw(engine, item["text"], resolved(lang, item["text"]))
+                ):
                     per_engine[engine.name] += 1
         n = len(items)
         cells = [f"{per_engine[e.name]}" if serves(e, lang) else "—" for e in started]
@@ -174,8 +208,9 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true", help="write configs/grammar/precision.yaml")
     parser.add_argument("--extra", default="", help="more engines beside the profile's, e.g. quire")
     parser.add_argument("--skip", default="", help="engines of the profile to leave out, e.g. languagetool")
+    parser.add_argument("--timeout-s", type=float, default=None, help="LanguageTool's load timeout (a shared machine)")
     args = parser.parse_args()
-    started = engines([e for e in args.extra.split(",") if e], [e for e in args.skip.split(",") if e])
+    started = engines([e for e in args.extra.split(",") if e], [e for e in args.skip.split(",") if e], args.timeout_s)
     try:
         calibrate(started) if args.calibrate else score(started)
     finally:

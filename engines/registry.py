@@ -22,6 +22,7 @@ ENGINES: dict[str, str] = {
     "grammar-rules": "engines.grammar.rules_engine:RulesEngine",
     "languagetool": "engines.grammar.lingotweaker_engine:LingoTweakerEngine",
     "languagetool-server": "engines.grammar.languagetool_engine:LanguageToolEngine",
+    "voikko": "engines.grammar.voikko_engine:VoikkoEngine",
     "kokoro": "engines.tts.kokoro:KokoroEngine",
     "piper": "engines.tts.piper:PiperEngine",
     "espeak": "engines.tts.espeak:EspeakEngine",

@@ -27,13 +27,14 @@ APT_PACKAGES=(
   apertium-eng-cat apertium-fra-cat apertium-cat-ita apertium-por-cat apertium-es-gl apertium-en-gl
   apertium-af-nl apertium-hbs-eng apertium-hbs-slv apertium-isl-eng apertium-is-sv
   apertium-dan-nor apertium-swe-dan apertium-swe-nor apertium-rus-ukr apertium-id-ms apertium-ind-zlm
-  # grammar: Hunspell (library headers for the Python binding, and dictionaries), Grammalecte (French)
-  hunspell libhunspell-dev grammalecte-cli python3-grammalecte
+  # grammar: Hunspell (library headers for the Python binding, and dictionaries), Grammalecte (French),
+  # Voikko (Finnish: the library and its Finnish morphology)
+  hunspell libhunspell-dev grammalecte-cli python3-grammalecte libvoikko1 voikko-fi
   hunspell-en-us hunspell-en-gb hunspell-fr hunspell-de-de hunspell-es hunspell-it hunspell-pt-br hunspell-pt-pt
   hunspell-nl hunspell-ru hunspell-pl hunspell-sv hunspell-da hunspell-no hunspell-ca hunspell-cs hunspell-ro
   hunspell-hu hunspell-bg hunspell-hr hunspell-sk hunspell-sl hunspell-uk hunspell-el hunspell-tr hunspell-lt
   hunspell-lv hunspell-id hunspell-af hunspell-he hunspell-vi hunspell-ar hunspell-hi hunspell-sr hunspell-is
-  myspell-et hunspell-sw myspell-tl
+  myspell-et hunspell-sw myspell-tl hunspell-ko myspell-sq
   # observability: a Prometheus to scrape the local Ray cluster (tests, cluster/prometheus/prometheus.yml)
   prometheus
 )

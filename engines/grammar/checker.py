@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from engines.errors import EngineFailure
-from engines.grammar import precision
+from engines.grammar import precision, variants
 from engines.grammar.base import GrammarEngine
 from engines.grammar.detect import LanguageDetector
 from engines.grammar.merge import corrected, quality_score, select
@@ -29,8 +29,8 @@ DEFAULT_CHUNK_CHARS = 2000
 DEFAULT_WORKERS = 2
 
 #: Engines that check spelling, and engines with grammar rules of their own (our portable rules are everywhere).
-SPELLING_ENGINES = frozenset({"hunspell", "harper", "grammalecte", "languagetool", "languagetool-server"})
-GRAMMAR_ENGINES = frozenset({"harper", "quire", "grammalecte", "languagetool", "languagetool-server"})
+SPELLING_ENGINES = frozenset({"hunspell", "harper", "grammalecte", "languagetool", "languagetool-server", "voikko"})
+GRAMMAR_ENGINES = frozenset({"harper", "quire", "grammalecte", "languagetool", "languagetool-server", "voikko"})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,10 +48,13 @@ class GrammarRequest:
 
 @dataclasses.dataclass(frozen=True)
 class GrammarResult:
+    """``lang``: the given or detected code; ``variant``: the code the engines checked in (``pt`` → ``pt-BR``)."""
+
     issues: tuple[Issue, ...]
     corrected: str | None
     lang: str
     quality_score: float
+    variant: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,7 +106,8 @@ class GrammarChecker:
         """Check ``request``; setting ``stop`` (the caller gave up) drops its chunks not yet started and raises
         :class:`CheckStopped` at the next chunk, so abandoned checks cannot pile up in the pool."""
         lang = request.lang or self.detect(request.text)
-        options = CheckOptions(lang, request.check_types, request.domain, request.disabled_rules)
+        variant = self.variant(lang, request.text)
+        options = CheckOptions(variant, request.check_types, request.domain, request.disabled_rules)
         found = self._run(request.text, options, stop)
         issues = select(
             found,
@@ -114,11 +118,16 @@ class GrammarChecker:
         )
         fixed = corrected(request.text, issues) if request.auto_correct else None
         score = quality_score(issues, sum(1 for _ in words(request.text)))
-        return GrammarResult(tuple(issues), fixed, lang, score)
+        return GrammarResult(tuple(issues), fixed, lang, score, variant)
 
     def detect(self, text: str) -> str:
         code, _probability = self.detector.detect(text)
         return code
+
+    def variant(self, lang: str, text: str) -> str:
+        """The code ``text`` in ``lang`` is checked in: a bare language with regional variants (``pt``, ``en``)
+        becomes the variant the text's markers show, else the default one (engines/grammar/variants.py)."""
+        return variants.resolve(lang, text, (s.code for s in self.catalogue.languages))
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -211,7 +220,7 @@ def _grammar_in(engine: GrammarEngine, lang: str) -> bool:
 
 
 def _rule_serves(rule: Rule, lang: str) -> bool:
-    return not rule.languages or lang in rule.languages or lang.split("-")[0] in rule.languages
+    return rule.serves(lang)
 
 
 def _serves(engine: GrammarEngine, lang: str) -> bool:

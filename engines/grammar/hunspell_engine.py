@@ -1,4 +1,4 @@
-"""Spelling in ~40 languages with Hunspell dictionaries (Debian ``hunspell-*`` packages).
+"""Spelling in ~40 languages with Hunspell dictionaries (Debian ``hunspell-*`` and ``myspell-*`` packages).
 
 pyhunspell (PyPI ``hunspell``) binds libhunspell, the library LibreOffice and
 Firefox use; every configured dictionary is loaded at start (about 5 s and
@@ -27,15 +27,20 @@ from engines.grammar.text import words
 from engines.grammar.types import CheckOptions, Issue, Rule
 from engines.options import EngineOptions, ProjectPath
 
-#: API code → dictionary name under ``dictionary_dir`` (Debian names).
+#: API code → dictionary name under ``dictionary_dir`` (Debian names). A bare code with variants is its
+#: default variant's (``pt``: ``pt_BR``; engines/grammar/variants.py); codes naming one file share it.
 DICTIONARIES: dict[str, str] = {
     "af": "af_ZA", "ar": "ar", "bg": "bg_BG", "bn": "bn_BD", "ca": "ca", "cs": "cs_CZ", "da": "da_DK",
-    "de": "de_DE", "el": "el_GR", "en": "en_US", "en-GB": "en_GB", "es": "es_ES", "et": "et_EE", "fr": "fr_FR",
-    "he": "he_IL", "hi": "hi_IN", "hr": "hr_HR", "hu": "hu_HU", "id": "id_ID", "is": "is_IS", "it": "it_IT",
-    "lt": "lt_LT", "lv": "lv_LV", "nl": "nl_NL", "no": "nb_NO", "pl": "pl_PL", "pt": "pt_PT", "pt-BR": "pt_BR",
-    "ro": "ro_RO", "ru": "ru_RU", "sk": "sk_SK", "sl": "sl_SI", "sr": "sr_RS", "sv": "sv_SE", "sw": "sw_TZ",
-    "tl": "tl", "tr": "tr_TR", "uk": "uk_UA", "vi": "vi_VN",
+    "de": "de_DE", "el": "el_GR", "en": "en_US", "en-US": "en_US", "en-GB": "en_GB", "es": "es_ES", "et": "et_EE",
+    "fr": "fr_FR", "he": "he_IL", "hi": "hi_IN", "hr": "hr_HR", "hu": "hu_HU", "id": "id_ID", "is": "is_IS",
+    "it": "it_IT", "ko": "ko_KR", "lt": "lt_LT", "lv": "lv_LV", "nl": "nl_NL", "no": "nb_NO", "pl": "pl_PL",
+    "pt": "pt_BR", "pt-BR": "pt_BR", "pt-PT": "pt_PT", "ro": "ro_RO", "ru": "ru_RU", "sk": "sk_SK", "sl": "sl_SI",
+    "sq": "sq_AL", "sr": "sr_RS", "sv": "sv_SE", "sw": "sw_TZ", "tl": "tl", "tr": "tr_TR", "uk": "uk_UA",
+    "vi": "vi_VN",
 }  # fmt: skip
+#: Languages that write compound nouns as one word the dictionary lacks, with their particles attached
+#: (Korean 시의회는 = 시 + 의회 + 는): a word that splits into dictionary words is spelled right.
+COMPOUNDING = frozenset({"ko"})
 
 SPELLING = "SPELLING"
 MAX_SUGGESTIONS = 3
@@ -84,9 +89,13 @@ class HunspellEngine(GrammarEngine):
         }
         if not self._available:
             raise EngineUnavailable(f"no Hunspell dictionary found in {folder}")
+        by_file: dict[Path, tuple[Any, threading.Lock]] = {}
         for code, name in self._available.items():  # a few seconds at start, not on each language's first request
             base = folder / name
-            self._loaded[code] = (hunspell.HunSpell(f"{base}.dic", f"{base}.aff"), threading.Lock())
+            real = (folder / f"{name}.dic").resolve()  # pt and pt-BR (es_MX → es_ES): one dictionary, loaded once
+            if real not in by_file:
+                by_file[real] = (hunspell.HunSpell(f"{base}.dic", f"{base}.aff"), threading.Lock())
+            self._loaded[code] = by_file[real]
 
     def languages(self) -> frozenset[str]:
         return frozenset(self._available)
@@ -102,12 +111,15 @@ class HunspellEngine(GrammarEngine):
     def check(self, text: str, options: CheckOptions) -> list[Issue]:
         speller, lock = self._speller(options.lang)
         charset = _charset(speller.get_dic_encoding())
+        compounding = options.lang.split("-")[0] in COMPOUNDING
         issues = []
         with lock:
             for word in words(text):
-                if _skipped(word.text) or _numeral_suffix(text, word.start) or not _encodable(word.text, charset):
+                if unchecked_word(word.text) or _numeral_suffix(text, word.start) or not _encodable(word.text, charset):
                     continue
                 if speller.spell(word.text) or _spelled_apart(speller, word.text):
+                    continue
+                if compounding and _compound(speller, word.text):
                     continue
                 suggestions = tuple(s for s in _suggestions(speller, word.text, charset) if s != word.text)
                 message = f"Possible spelling mistake: “{word.text}”."
@@ -117,6 +129,7 @@ class HunspellEngine(GrammarEngine):
         return issues
 
     def _speller(self, lang: str) -> tuple[Any, threading.Lock]:
+        """A variant's dictionary, else its language's (``es-MX``: ``es``)."""
         return self._loaded[lang if lang in self._loaded else lang.split("-")[0]]
 
 
@@ -145,13 +158,29 @@ def _numeral_suffix(text: str, start: int) -> bool:
     return start >= 2 and text[start - 1] in "'’" and text[start - 2].isdigit()
 
 
-def _skipped(word: str) -> bool:
+def unchecked_word(word: str) -> bool:
     letters = [c for c in word if c.isalpha()]
     if len(letters) < 2:
         return True
     if word.isupper():  # NATO, EU
         return True
     return any(c.isupper() for c in word[1:] if c.isalpha()) and not word.istitle()  # iPhone, McDonald, JavaScript
+
+
+def _compound(speller: Any, word: str, parts: int = 3) -> bool:
+    """``word`` is at most ``parts`` dictionary words written together (the last may carry a particle), one of
+    any two of them at least two letters long: 공립학교를 = 공립 + 학교를, 홈팀은 = 홈 + 팀은."""
+    if parts < 2:
+        return False
+    for cut in range(1, len(word)):
+        head, tail = word[:cut], word[cut:]
+        if (
+            (len(head) >= 2 or len(tail) >= 2)
+            and speller.spell(head)
+            and (speller.spell(tail) or _compound(speller, tail, parts - 1))
+        ):
+            return True
+    return False
 
 
 def _spelled_apart(speller: Any, word: str) -> bool:

@@ -1,8 +1,8 @@
 """The rules of each LanguageTool language, read from its lingotweaker data pack.
 
 Pattern rules are in the pack's XML (``rules/grammar.xml``, ``style.xml`` and
-their variant folders): each ``<rule>`` or ``<rulegroup>`` id with its
-category and type. Rules written in code (the spellers, ``EN_A_VS_AN``,
+their variant folders, ``rules/pt-BR/``): each ``<rule>`` or ``<rulegroup>`` id
+with its category and type, and the variants that have it alone. Rules written in code (the spellers, ``EN_A_VS_AN``,
 ``WORD_REPEAT_RULE``, whitespace and bracket rules…) are not in the XML; they
 are listed in ``configs/grammar/languagetool-builtin.yaml``, found by checking
 the project's corpora and the rule ids LanguageTool documents. Reading all
@@ -55,6 +55,29 @@ def pack_rules(pack: str) -> dict[str, tuple[IssueType, Severity, str, bool, str
         kind, severity = classify(issue_type, category)
         out.setdefault(rule_id, (kind, severity, "", True, category))
     return out
+
+
+@functools.cache
+def variant_rules(pack: str) -> dict[str, frozenset[str]]:
+    """Rule id → the variant folders (``rules/pt-PT/``, ``rules/en-GB/``) of the rules one variant has alone.
+
+    LanguageTool keeps a variant's own rules in a folder named after it; lingotweaker loads them only for that
+    variant (``Engine("pt", variant="pt-BR")`` has no ``rules/pt-PT/`` rule). Rules of the common files are not
+    listed."""
+    root = data_root(pack)
+    if root is None:
+        return {}
+    common: dict[str, tuple[IssueType, Severity, str, bool, str]] = {}
+    by_variant: dict[str, set[str]] = {}
+    for path in sorted(root.glob("*/rules/**/*.xml")):
+        if any(path.name.startswith(s) for s in SKIPPED):
+            continue
+        folder = path.parent.name if path.parent.parent.name == "rules" else ""
+        found: dict[str, tuple[IssueType, Severity, str, bool, str]] = {}
+        _read(path, found if folder else common)
+        for rule_id in found:
+            by_variant.setdefault(rule_id, set()).add(folder)
+    return {rule_id: frozenset(folders) for rule_id, folders in by_variant.items() if rule_id not in common}
 
 
 def _read(path: Path, out: dict[str, tuple[IssueType, Severity, str, bool, str]]) -> None:

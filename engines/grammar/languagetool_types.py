@@ -49,15 +49,21 @@ SEVERITIES: dict[IssueType, Severity] = {
     "style": "info",
     "wordiness": "info",
 }
-#: API code → LanguageTool language code (a code not listed is passed as is).
+#: API code → LanguageTool language code (a code not listed is its language's). A bare ``en``/``pt`` is its
+#: default variant (``engines/grammar/variants.py``); the grammar checker passes the resolved variant.
 LT_CODES = {
     "en": "en-US",
+    "en-US": "en-US",
     "en-GB": "en-GB",
     "de": "de-DE",
-    "pt": "pt-PT",
+    "pt": "pt-BR",
     "pt-BR": "pt-BR",
+    "pt-PT": "pt-PT",
+    "nl-BE": "nl-BE",
     "fr-CA": "fr",
     "es-MX": "es",
+    "zh-CN": "zh-CN",
+    "zh-TW": "zh-CN",
     "ru": "ru-RU",
     "uk": "uk-UA",
     "pl": "pl-PL",
@@ -101,8 +107,19 @@ def classify(issue_type: str, category: str) -> tuple[IssueType, Severity]:
     return kind, severity
 
 
+#: LanguageTool codes that name a variant with rules and a speller of its own in a lingotweaker data pack:
+#: the engine loads them as ``Engine(language, variant=code)`` (given as a language, the variant is ignored).
+LT_VARIANTS = frozenset({"en-US", "en-GB", "pt-BR", "pt-PT", "nl-BE"})
+
+
 def lt_code(lang: str) -> str:
     return LT_CODES.get(lang, lang.split("-")[0])
+
+
+def lt_engine_args(lang: str) -> tuple[str, ...]:
+    """The lingotweaker worker's arguments for API code ``lang``: the LanguageTool language, then its variant."""
+    code = lt_code(lang)
+    return (code.split("-")[0], code) if code in LT_VARIANTS else (code,)
 
 
 def plain_message(message: str) -> str:

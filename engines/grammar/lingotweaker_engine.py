@@ -31,24 +31,26 @@ from typing import Any
 from pydantic import Field
 
 from engines.errors import EngineFailure, EngineUnavailable
+from engines.grammar import variants
 from engines.grammar.base import GrammarEngine
 from engines.grammar.equivalents import shared_ids
-from engines.grammar.languagetool_rules import data_root, pack_rules
-from engines.grammar.languagetool_types import classify, lt_code, plain_message
+from engines.grammar.languagetool_rules import data_root, pack_rules, variant_rules
+from engines.grammar.languagetool_types import LT_VARIANTS, classify, lt_code, lt_engine_args, plain_message
 from engines.grammar.line_worker import LineWorker
 from engines.grammar.types import CheckOptions, Issue, Rule
 from engines.options import EngineOptions
 
 WORKER = Path(__file__).with_name("lingotweaker_worker.py")
-#: API code → data pack, for the contract languages LanguageTool has rules for.
+#: API code → data pack, for the contract languages LanguageTool has rules for, and their variants
+#: (``en-GB``, ``pt-PT``, ``nl-BE``: rules and a speller of their own; ``fr-CA``, ``es-MX``, ``zh-TW``: the
+#: language's rules).
 PACKS = {
     **{c: c for c in ("ar", "ca", "da", "de", "el", "en", "es", "fa", "fr", "is", "it", "ja", "lt")},
     **{c: c for c in ("nl", "no", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "tl", "uk", "zh")},
-    "en-GB": "en",
-    "pt-BR": "pt",
-    "fr-CA": "fr",
-    "es-MX": "es",
+    **{c: c.split("-")[0] for c in ("en-US", "en-GB", "pt-BR", "pt-PT", "nl-BE", "fr-CA", "es-MX", "zh-CN", "zh-TW")},
 }
+#: A variant's own rules (``rules/pt-PT/``) by id where they are written in code, not in the pack's XML.
+_VARIANT_SUFFIXES = {"_PT_PT": "pt-PT", "_PT_BR": "pt-BR", "_EN_US": "en-US", "_EN_GB": "en-GB"}
 #: Grammar rules a language needs before its grammar counts as checked (lt has 3, sr 4; ja 735).
 MIN_GRAMMAR_RULES = 20
 #: Categories of rules LanguageTool itself marks as under test: reported as ``info`` only.
@@ -79,7 +81,9 @@ class _Language:
     def __init__(self, code: str, timeout_s: float) -> None:
         started = time.monotonic()
         self.worker = LineWorker(
-            [sys.executable, "-I", str(WORKER), lt_code(code)], label=f"the LanguageTool worker for {code}", timeout_s=timeout_s
+            [sys.executable, "-I", str(WORKER), *lt_engine_args(code)],
+            label=f"the LanguageTool worker for {code}",
+            timeout_s=timeout_s,
         )
         if not self.worker.ready.get("ready"):
             self.worker.stop()
@@ -140,9 +144,15 @@ class LingoTweakerEngine(GrammarEngine):
         )
 
     def rules(self) -> list[Rule]:
+        """Every rule of the loaded packs; a variant's own rule lists the codes checked in that variant only
+        (``POSSESSIVE_WITHOUT_ARTICLE``: ``pt-PT``), a common rule the language and all its variants."""
         by_id: dict[str, tuple[Rule, set[str]]] = {}
         for code in sorted(self._languages):
-            for rule_id, (kind, severity, name, on, category) in pack_rules(PACKS[code]).items():
+            pack = PACKS[code]
+            own = variant_rules(pack)
+            for rule_id, (kind, severity, name, on, category) in pack_rules(pack).items():
+                if not _checks(code, _variants_of(rule_id, own), self._languages):
+                    continue
                 blank = Rule(rule_id, kind, severity, _describe(rule_id, name), self.name, (), on, category)
                 by_id.setdefault(rule_id, (blank, set()))[1].add(code)
         return [dataclasses.replace(rule, languages=tuple(sorted(langs))) for rule, langs in by_id.values()]
@@ -158,7 +168,8 @@ class LingoTweakerEngine(GrammarEngine):
             state.worker.stop()
 
     def check(self, text: str, options: CheckOptions) -> list[Issue]:
-        code = options.lang if options.lang in self._languages else options.lang.split("-")[0]
+        lang = variants.default(options.lang)  # a bare en or pt: its default variant (the checker passes one)
+        code = lang if lang in self._languages else options.lang.split("-")[0]
         state = self._acquire(code)
         try:
             reply = state.worker.call({"text": text})
@@ -219,6 +230,29 @@ class LingoTweakerEngine(GrammarEngine):
                     state.worker.stop()
                     del self._loaded[code]
                     total -= state.rss_mb
+
+
+def _variants_of(rule_id: str, own: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The variant folders of a variant's own rule (empty: a rule of the language)."""
+    if rule_id in own:
+        return own[rule_id]
+    return frozenset(v for suffix, v in _VARIANT_SUFFIXES.items() if rule_id.endswith(suffix))
+
+
+def _checks(code: str, folders: frozenset[str], served: frozenset[str]) -> bool:
+    """Whether a check in ``code`` may report a rule of ``folders`` (every check reports the language's rules).
+
+    A variant's code reports its own folder's rules; a bare language code (``pt``, resolved per text) those of
+    each variant it may be checked in; a rule of a variant no served code is checked in (``pt-MZ``, ``de-CH``)
+    stays listed under the language's codes that name no variant of their own."""
+    if not folders:
+        return True
+    language = code.split("-")[0]
+    possible = {lt_code(v) for v in variants.table()[language].variants} if variants.has_variants(code) else {lt_code(code)}
+    if possible & folders:
+        return True
+    reachable = {lt_code(c) for c in served if c.split("-")[0] == language}
+    return not (reachable & folders) and lt_code(code) not in LT_VARIANTS
 
 
 def _describe(rule_id: str, name: str) -> str:

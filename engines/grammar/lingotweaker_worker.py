@@ -1,6 +1,7 @@
 """One LanguageTool language in a process of its own (``lingotweaker_engine.py`` starts it).
 
-Run as ``python -I lingotweaker_worker.py <LanguageTool code>``. Loading a language
+Run as ``python -I lingotweaker_worker.py <LanguageTool code> [<variant>]`` (``pt pt-BR``: the variant's
+rules and speller, without the other variants' rules). Loading a language
 holds the interpreter lock for up to several seconds, so each language lives in
 its own process: a load never pauses checks in other languages, and a language's
 memory is that process's resident set (reported in the ready line).
@@ -48,7 +49,7 @@ def main() -> None:
     try:
         import lt_py
 
-        engine = lt_py.Engine(sys.argv[1])
+        engine = lt_py.Engine(sys.argv[1], variant=sys.argv[2] if len(sys.argv) > 2 else None)
     except Exception as exc:  # a missing data pack or an unknown code: the parent reports it
         _send({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
         return

@@ -84,6 +84,17 @@ class Rule:
     default_on: bool = True
     category: str = ""
 
+    def serves(self, lang: str) -> bool:
+        """Whether the rule checks ``lang``. A variant (``pt-BR``) has its language's rules unless a rule names
+        variants of that language, then only those (``POSSESSIVE_WITHOUT_ARTICLE``: ``pt``, ``pt-PT``); a language
+        (``pt``) has the rules of each of its variants."""
+        if not self.languages or lang in self.languages:
+            return True
+        base = lang.split("-")[0]
+        if base == lang:
+            return any(code.split("-")[0] == lang for code in self.languages)
+        return base in self.languages and not any(code.startswith(f"{base}-") for code in self.languages)
+
 
 @dataclasses.dataclass(frozen=True)
 class CheckOptions:

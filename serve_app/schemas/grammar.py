@@ -125,13 +125,11 @@ class RulesResponse(BaseModel):
 
     @classmethod
     def from_catalogue(cls, catalogue: Catalogue, lang: str | None, issue_type: str | None) -> RulesResponse:
-        """The rules checking ``lang`` (or its base language; None: any) of ``issue_type`` (None: any), and every language."""
-        rules = [
-            r
-            for r in catalogue.rules
-            if (lang is None or not r.languages or lang in r.languages or lang.split("-")[0] in r.languages)
-            and (issue_type is None or r.type == issue_type)
-        ]
+        """The rules checking ``lang`` (None: any) of ``issue_type`` (None: any), and every language.
+
+        A variant (``pt-BR``) has its language's rules and its own, not another variant's; a language (``pt``)
+        has the rules of every variant it may be checked in."""
+        rules = [r for r in catalogue.rules if (lang is None or r.serves(lang)) and (issue_type is None or r.type == issue_type)]
         return cls.model_validate(
             {
                 "rules": [{**r.__dict__, "languages": list(r.languages), "category": r.category or None} for r in rules],

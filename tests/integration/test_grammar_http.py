@@ -142,3 +142,26 @@ def test_rules_catalogue(client: httpx.Client, auth: dict[str, str]) -> None:
     assert all(not r["languages"] or "fr" in r["languages"] for r in french["rules"])
     assert_error(client.get("/v1/grammar/rules", params={"lang": "xx"}, headers=auth), 400, 1002)
     assert_error(client.get("/v1/grammar/rules", params={"type": "tone"}, headers=auth), 400, 1001)
+
+
+def test_regional_variants(client: httpx.Client, auth: dict[str, str]) -> None:
+    """Correct Brazilian Portuguese given as pt gets no issue; the European rule stays for pt-PT; every variant
+    of the language list is accepted; the rule list of a variant leaves out the other variant's rules."""
+    brazilian = "Ela deixou sua bolsa no carro."
+    for lang in ("pt", "pt-BR"):
+        body = check(client, auth, text=brazilian, lang=lang).json()
+        assert body["issues_count"] == 0 and body["lang"] == lang, body
+    european = check(client, auth, text=brazilian, lang="pt-PT", severity="info").json()
+    assert "POSSESSIVE_WITHOUT_ARTICLE" in {i["rule_id"] for i in european["issues"]}
+    british = check(client, auth, text="The colour of the theatre was their favourite.", lang="en").json()
+    assert british["issues_count"] == 0 and british["lang"] == "en", british
+    for code in ("en-US", "en-GB", "pt-PT", "zh-CN", "zh-TW", "fr-CA", "es-MX", "nl-BE"):
+        response = check(client, auth, text="Ok.", lang=code)
+        assert response.status_code == 200 and response.json()["lang"] == code, response.text
+    rules = {
+        lang: {r["id"] for r in client.get("/v1/grammar/rules", params={"lang": lang}, headers=auth).json()["rules"]}
+        for lang in ("pt-BR", "pt-PT")
+    }
+    assert "POSSESSIVE_WITHOUT_ARTICLE" in rules["pt-PT"] - rules["pt-BR"]
+    languages = client.get("/v1/grammar/rules", headers=auth).json()["languages"]
+    assert len({lang["code"].split("-")[0] for lang in languages}) >= 42
