@@ -8,8 +8,8 @@ from redis.asyncio import Redis
 
 from core import caps, keys
 from core.glossaries import GlossaryStore
-from core.memories import MemoryStore
 from core.ledger import Ledger
+from core.memories import MemoryStore
 
 
 async def holdings(redis: Redis, account_id: str, pending_expiry_s: int = keys.TASK_PENDING_EXPIRY_S) -> dict[str, int]:
