@@ -193,8 +193,10 @@ def test_conflicts_missing_and_bad_bodies(client: httpx.Client, auth: dict[str, 
     no_file = client.post("/v1/memories", data={"name": "n", "source_lang": "en", "target_lang": "es"}, headers=auth)
     assert "file" in assert_error(no_file, 400, 1001)["message"]
     assert_error(client.post("/v1/memories", json=BODY), 401, 2001)
-    huge = {**BODY, "entries": [{"source": f"s{i}", "target": "x" * 1900} for i in range(600)]}
-    assert_error(client.post("/v1/memories", json=huge, headers=auth), 413, 3001)
+    big = {**BODY, "name": "big", "entries": [{"source": f"s{i}", "target": "x" * 1900} for i in range(600)]}
+    assert client.post("/v1/memories", json=big, headers=auth).status_code == 201  # over the usual 1 MiB
+    huge = b'{"name": "huge", "entries": "' + b"x" * (17 << 20) + b'"}'  # over body_limits.memory_upload_bytes
+    assert_error(client.post("/v1/memories", content=huge, headers={**auth, "content-type": "application/json"}), 413, 3001)
 
 
 def test_idempotent_create(client: httpx.Client, auth: dict[str, str]) -> None:
