@@ -29,7 +29,7 @@ from typing import Any, cast
 from redis.asyncio import Redis
 
 from core import caps, keys
-from core.cursors import decode_cursor, encode_cursor
+from core.cursors import page_after
 from core.errors import ApiError, ErrorKind
 from engines.translation.glossary import Glossary
 
@@ -233,27 +233,10 @@ class GlossaryStore:
 
         Raises ValueError for a cursor this service did not issue.
         """
-        after = decode_cursor(cursor) if cursor else None
         total, _ = await self.usage(account_id)
-        index = keys.account_glossary_index(account_id)
-        low = repr(after[0]) if after else "-inf"
-        chosen: list[tuple[str, float]] = []
-        offset = 0
-        while len(chosen) <= limit:  # one more than the page tells whether another page follows
-            batch = cast(
-                list[tuple[str, float]],
-                await self.redis.zrangebyscore(index, low, "+inf", start=offset, num=limit + 1, withscores=True),
-            )
-            if not batch:
-                break
-            offset += len(batch)
-            # Ids tied with the cursor's time sort by id (as Redis orders equal scores).
-            chosen += [(gid, score) for gid, score in batch if after is None or (score, gid) > after]
-        more = len(chosen) > limit
-        chosen = chosen[:limit]
-        raws = await self.redis.mget([keys.glossary(gid) for gid, _ in chosen]) if chosen else []
+        ids, next_cursor = await page_after(self.redis, keys.account_glossary_index(account_id), cursor, limit)
+        raws = await self.redis.mget([keys.glossary(gid) for gid in ids]) if ids else []
         records = [json.loads(raw) for raw in raws if raw]
-        next_cursor = encode_cursor(chosen[-1][1], chosen[-1][0]) if more and chosen else None
         return GlossaryPage(records, total, next_cursor)
 
     async def usage(self, account_id: str) -> tuple[int, int]:

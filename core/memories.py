@@ -26,7 +26,7 @@ from typing import Any, cast
 from redis.asyncio import Redis
 
 from core import caps, keys, memory_cursors, memory_scripts
-from core.cursors import decode_cursor, encode_cursor
+from core.cursors import page_after
 from core.errors import ApiError, ErrorKind
 from core.tasks import iso
 from engines.text.memory_files import clean_text, normalise_source
@@ -239,29 +239,14 @@ class MemoryStore:
 
     async def page(self, account_id: str, *, limit: int = 100, cursor: str | None = None) -> MemoryPage:
         """The account's memories oldest first, ``limit`` at a time. ValueError for a cursor this service did not issue."""
-        after = decode_cursor(cursor) if cursor else None
         index = keys.account_memory_index(account_id)
         total = int(await self.redis.zcard(index))
-        low = repr(after[0]) if after else "-inf"
-        chosen: list[tuple[str, float]] = []
-        offset = 0
-        while len(chosen) <= limit:  # one more than the page tells whether another page follows
-            batch = cast(
-                list[tuple[str, float]],
-                await self.redis.zrangebyscore(index, low, "+inf", start=offset, num=limit + 1, withscores=True),
-            )
-            if not batch:
-                break
-            offset += len(batch)
-            chosen += [(mid, score) for mid, score in batch if after is None or (score, mid) > after]
-        more = len(chosen) > limit
-        chosen = chosen[:limit]
+        ids, next_cursor = await page_after(self.redis, index, cursor, limit)
         async with self.redis.pipeline(transaction=False) as pipe:
-            for mid, _ in chosen:
+            for mid in ids:
                 pipe.hgetall(keys.memory(mid))
-            raws = await pipe.execute() if chosen else []
+            raws = await pipe.execute() if ids else []
         records = [_record(raw) for raw in raws if raw.get("memory_id")]
-        next_cursor = encode_cursor(chosen[-1][1], chosen[-1][0]) if more and chosen else None
         return MemoryPage(records, total, next_cursor)
 
     async def entries_page(self, memory_id: str, *, limit: int = 100, cursor: str | None = None) -> EntryPage:
