@@ -16,12 +16,13 @@ entries: a consumer keeps whatever it builds from a memory per (memory id, revis
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from redis.asyncio import Redis
 
@@ -30,6 +31,7 @@ from core.cursors import page_after
 from core.errors import ApiError, ErrorKind
 from core.tasks import iso
 from engines.text.memory_files import clean_text, normalise_source
+from engines.translation.memory import MemoryIndex, cached, cached_index
 
 __all__ = ["EntryPage", "MemoryPage", "MemoryStore", "normalise_source"]
 
@@ -298,3 +300,19 @@ def _memory_keys(memory_id: str) -> list[str]:
 def _pairs_of(entries: Iterable[Any]) -> list[tuple[str, str]]:
     """Entries given as {source, target} mappings or as (source, target) pairs."""
     return [(e["source"], e["target"]) if isinstance(e, Mapping) else (e[0], e[1]) for e in entries]
+
+
+class PairSource(Protocol):
+    """What an index is read from: a :class:`MemoryStore`, or a stand-in in tests."""
+
+    async def pairs(self, memory_id: str) -> list[tuple[str, str]]: ...
+
+
+async def memory_index(store: PairSource, record: dict[str, Any]) -> MemoryIndex:
+    """The search index of a memory's current revision: kept by this process, read from Redis only on a miss."""
+    key = (record["memory_id"], int(record["revision"]))
+    index = cached(key)
+    if index is None:
+        pairs = await store.pairs(record["memory_id"])
+        index = await asyncio.to_thread(cached_index, key, lambda: pairs)
+    return index

@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from core.memories import memory_index
 from engines.translation.base import TranslationRequest, TranslationResult
 from engines.translation.glossary import Glossary
 from engines.translation.languages import primary
-from engines.translation.memory import MemoryIndex, cached_index, plan_memory
+from engines.translation.memory import MemoryIndex, plan_memory
 
 log = logging.getLogger("mediatrans.worker")
 
@@ -118,6 +119,4 @@ class Steering:
         if record is None:
             log.warning("memory %s is gone; translating without it", memory_id)
             return None
-        pairs: Sequence[tuple[str, str]] = await memories.pairs(memory_id)
-        index = await asyncio.to_thread(cached_index, (memory_id, int(record.get("revision", 0))), lambda: pairs)
-        return record, index
+        return record, await memory_index(memories, record)

@@ -11,15 +11,15 @@ so what it learns meanwhile is used; it must be for the request's source and one
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 from core.accounts import Account
 from core.errors import ApiError, ErrorKind
+from core.memories import memory_index as read_index
 from core.specs.video import GlossaryEntry, GlossarySnapshot
 from engines.translation.languages import primary
-from engines.translation.memory import MemoryIndex, cached_index
+from engines.translation.memory import MemoryIndex
 from serve_app.services import Services
 
 
@@ -139,26 +139,5 @@ async def check_memory(
 
 
 async def memory_index(services: Services, record: dict[str, Any]) -> MemoryIndex:
-    """The search index of a memory's current revision: kept by this process, read and built on a miss."""
-    key = (record["memory_id"], int(record["revision"]))
-    index = cached_only(key)
-    if index is None:
-        pairs = await services.memories.pairs(record["memory_id"])
-        index = await asyncio.to_thread(cached_index, key, lambda: pairs)
-    return index
-
-
-class _NotCached(Exception):
-    """Raised instead of loading: the index is not in this process's cache."""
-
-
-def cached_only(key: tuple[str, int]) -> MemoryIndex | None:
-    """The cached index of ``key``, without reading the memory (None when it is not cached)."""
-
-    def not_cached() -> list[tuple[str, str]]:
-        raise _NotCached
-
-    try:
-        return cached_index(key, not_cached)
-    except _NotCached:
-        return None
+    """The search index of a memory's current revision (``core.memories.memory_index``)."""
+    return await read_index(services.memories, record)

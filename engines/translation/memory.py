@@ -197,6 +197,15 @@ _cache_lock = threading.Lock()
 _building: dict[tuple[str, int], threading.Lock] = {}
 
 
+def cached(key: tuple[str, int]) -> MemoryIndex | None:
+    """The index of memory revision ``key`` if this process keeps it (nothing is loaded)."""
+    with _cache_lock:
+        index = _cache.get(key)
+        if index is not None:
+            _cache.move_to_end(key)
+        return index
+
+
 def cached_index(key: tuple[str, int], load: Callable[[], Sequence[tuple[str, str]]]) -> MemoryIndex:
     """The index of memory revision ``key`` (memory id, revision), built from ``load()`` on first use.
 
